@@ -1,0 +1,51 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Every target of ours builds in Swift 6 language mode with warnings as errors.
+let strict: [SwiftSetting] = [
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "SKANKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "skan", targets: ["skan"]),
+        .library(name: "SKANCore", targets: ["SKANCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(
+            name: "SKANCore",
+            dependencies: [
+                "COpenSSL",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "skan",
+            dependencies: [
+                "SKANCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "CSV", package: "CSV.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SKANCoreTests",
+            dependencies: ["SKANCore"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

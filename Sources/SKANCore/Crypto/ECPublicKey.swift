@@ -1,0 +1,114 @@
+import Crypto
+import Foundation
+
+/// An ECDSA public key on P-256 or P-192, with one verify call for both.
+///
+/// P-256 goes through swift-crypto (BoringSSL's assembly, the fastest verifier measured here); P-192, which
+/// swift-crypto does not have, goes through the system's OpenSSL libcrypto.
+public struct ECPublicKey: Sendable {
+    enum Backend: Sendable {
+        case p256(P256.Signing.PublicKey)
+        case openSSL(OpenSSLKey)
+    }
+
+    let backend: Backend
+
+    /// The curve the key is on.
+    public let curve: ECCurve
+
+    /// The key as X.509 SubjectPublicKeyInfo DER.
+    public let spkiDER: [UInt8]
+
+    /// The key as Apple publishes its keys and as an ad network registers one: Base64 SubjectPublicKeyInfo.
+    public var base64: String { Data(spkiDER).base64EncodedString() }
+
+    /// The key as `PUBLIC KEY` PEM.
+    public var pemRepresentation: String {
+        var lines = ["-----BEGIN PUBLIC KEY-----"]
+        var rest = Substring(base64)
+        while !rest.isEmpty {
+            lines.append(String(rest.prefix(64)))
+            rest = rest.dropFirst(64)
+        }
+        lines.append("-----END PUBLIC KEY-----")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    init(openSSL key: OpenSSLKey, source: String) throws(SKANError) {
+        guard let curve = key.curve else {
+            throw SKANError(.unsupportedCurve,
+                "\(source): the key is on \(key.curveName), expected prime256v1 (P-256) or prime192v1 (P-192)")
+        }
+        let der = key.spkiDER
+        self.curve = curve
+        self.spkiDER = der
+        switch curve {
+        case .p256:
+            guard let p256 = try? P256.Signing.PublicKey(derRepresentation: der) else {
+                throw SKANError(.unreadableKey, "\(source): OpenSSL read a P-256 key that swift-crypto refused")
+            }
+            backend = .p256(p256)
+        case .p192:
+            backend = .openSSL(key)
+        }
+    }
+
+    /// Reads a public key from SubjectPublicKeyInfo DER.
+    public init(spkiDER: [UInt8], source: String = "key") throws(SKANError) {
+        guard let key = OpenSSLKey.publicKey(spkiDER: spkiDER) else {
+            throw SKANError(.unreadableKey, "\(source): not a DER SubjectPublicKeyInfo public key")
+        }
+        try self.init(openSSL: key, source: source)
+    }
+
+    /// Reads a public key from text: PEM `PUBLIC KEY`, a PEM private key (its public half is taken),
+    /// or bare Base64 SubjectPublicKeyInfo as Apple publishes its keys.
+    ///
+    /// - Parameter source: names the input in errors, usually the file path.
+    public init(text: String, source: String = "key") throws(SKANError) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.contains("-----BEGIN") {
+            if let key = OpenSSLKey.publicKey(pem: trimmed) ?? OpenSSLKey.privateKey(pem: trimmed) {
+                try self.init(openSSL: key, source: source)
+                return
+            }
+            throw SKANError(.unreadableKey, "\(source): found \(PEMLabels.describe(trimmed)), expected a PEM PUBLIC KEY, EC PRIVATE KEY or PRIVATE KEY")
+        }
+        guard let der = Data(base64Encoded: trimmed), !der.isEmpty else {
+            throw SKANError(.unreadableKey, "\(source): neither PEM nor Base64; expected a PEM key or Base64 SubjectPublicKeyInfo")
+        }
+        try self.init(spkiDER: Array(der), source: source)
+    }
+
+    /// Whether `signatureDER` is this key's ECDSA signature over `digest` (SHA-256 of the signed bytes).
+    /// A signature that is not valid DER is simply not valid.
+    public func isValidSignature(_ signatureDER: some ContiguousBytes, digest: SHA256.Digest) -> Bool {
+        switch backend {
+        case .p256(let key):
+            guard let signature = signatureDER.withUnsafeBytes({ try? P256.Signing.ECDSASignature(derRepresentation: $0) })
+            else { return false }
+            return key.isValidSignature(signature, for: digest)
+        case .openSSL(let key):
+            return digest.withUnsafeBytes { digestBytes in
+                signatureDER.withUnsafeBytes { key.verify(digest: digestBytes, signatureDER: $0) }
+            }
+        }
+    }
+
+    /// Whether `signatureDER` is this key's ECDSA-SHA256 signature over `message`.
+    public func isValidSignature(_ signatureDER: some ContiguousBytes, for message: some DataProtocol) -> Bool {
+        isValidSignature(signatureDER, digest: SHA256.hash(data: message))
+    }
+}
+
+/// Names what a PEM text holds, for error messages about the wrong kind of file.
+enum PEMLabels {
+    static func describe(_ text: String) -> String {
+        let labels = text.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("-----BEGIN "), line.hasSuffix("-----") else { return nil }
+            return String(line.dropFirst(11).dropLast(5))
+        }
+        guard !labels.isEmpty else { return "a malformed PEM block" }
+        return labels.map { "a PEM \($0)" }.joined(separator: " and ") + " that OpenSSL could not read"
+    }
+}

@@ -1,0 +1,65 @@
+/// A public key trusted to sign postbacks, with a name that verification results report.
+public struct TrustedKey: Sendable {
+    /// How results and logs refer to the key ("apple-p256", a file name ...).
+    public let name: String
+    /// The key.
+    public let key: ECPublicKey
+
+    /// Names a key.
+    public init(name: String, key: ECPublicKey) {
+        self.name = name
+        self.key = key
+    }
+}
+
+/// The keys a ``PostbackVerifier`` trusts, grouped by curve: P-192 keys judge 1.0 and 2.0 postbacks,
+/// P-256 keys 2.1 and later.
+///
+/// Defaults to Apple's two keys (``apple``). Callers replace them (a rotation of Apple's keys, a test
+/// that must not trust Apple) or add to them (the simulator's keys, a third party's test keys).
+public struct KeyRing: Sendable {
+    /// Every trusted key, in the order they are tried.
+    public private(set) var keys: [TrustedKey]
+    private var byCurve: [ECCurve: [TrustedKey]] = [:]
+
+    /// Makes a ring of the given keys.
+    public init(_ keys: [TrustedKey] = []) {
+        self.keys = []
+        for key in keys { add(key) }
+    }
+
+    /// The keys on one curve, in the order they are tried.
+    public func keys(on curve: ECCurve) -> [TrustedKey] { byCurve[curve] ?? [] }
+
+    /// Trusts one more key; it is tried after the ones already here.
+    public mutating func add(_ key: TrustedKey) {
+        keys.append(key)
+        byCurve[key.key.curve, default: []].append(key)
+    }
+
+    /// Replaces every key on `key`'s curve with `key` alone (how `--apple-key-p256` works).
+    public mutating func replaceKeys(onCurveOf key: TrustedKey) {
+        keys.removeAll { $0.key.curve == key.key.curve }
+        byCurve[key.key.curve] = nil
+        add(key)
+    }
+
+    /// Apple's SKAdNetwork postback keys as Apple publishes them (Base64 SubjectPublicKeyInfo).
+    /// `Keys/apple/` holds the same keys as PEM, and a test pins the two together.
+    public enum AppleKey {
+        /// P-192, for postback versions 1.0 and 2.0 (SKAdNetwork 1 and 2 release notes).
+        public static let p192Base64 =
+            "MEkwEwYHKoZIzj0CAQYIKoZIzj0DAQEDMgAEMyHD625uvsmGq4C43cQ9BnfN2xslVT5V1nOmAMP6qaRRUll3PB1JYmgSm+62sosG"
+        /// P-256, for postback versions 2.1 and later ("Verifying an install-validation postback").
+        public static let p256Base64 =
+            "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEWdp8GPcGqmhgzEFj9Z2nSpQVddayaPe4FMzqM9wib1+aHaaIzoHoLN9zW4K8y4SPykE3YVK3sVqW6Af0lfx3gg=="
+    }
+
+    /// Apple's two postback keys, named `apple-p192` and `apple-p256`.
+    public static let apple: KeyRing = {
+        // These constants are checked by tests; a failure here is a programming error, not input.
+        let p192 = try! ECPublicKey(text: AppleKey.p192Base64, source: "Apple P-192 key")
+        let p256 = try! ECPublicKey(text: AppleKey.p256Base64, source: "Apple P-256 key")
+        return KeyRing([TrustedKey(name: "apple-p192", key: p192), TrustedKey(name: "apple-p256", key: p256)])
+    }()
+}

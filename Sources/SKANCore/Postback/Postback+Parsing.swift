@@ -1,0 +1,172 @@
+extension Postback {
+    /// Parses a postback strictly from the bytes received.
+    ///
+    /// Every known key's JSON type is checked (`"42"` is not an integer), required keys are required for the
+    /// stated version, values are range-checked, any value containing U+2063 is refused (it would move field
+    /// boundaries in the signed string), duplicate keys are refused, and unknown keys are kept as extras.
+    /// JSON `null` is accepted only for the unsigned, optional values (`conversion-value`,
+    /// `coarse-conversion-value`, `country-code`), where relays use it for "not sent".
+    public static func parse(_ bytes: some Collection<UInt8>) -> Result<Postback, PostbackRejection> {
+        switch JSONObjectReader.members(of: bytes) {
+        case .failure(let error):
+            return .failure(.malformed(MalformedPostback(
+                field: nil, reason: "the body is not a JSON object: \(error)", version: nil, transactionID: nil)))
+        case .success(let members):
+            return parse(members: members)
+        }
+    }
+
+    /// Parses a postback from already-read JSON members.
+    public static func parse(members: [JSONMember]) -> Result<Postback, PostbackRejection> {
+        var reader = FieldReader()
+        for member in members {
+            if let field = PostbackField.byKey[member.key] {
+                reader.values[field.index] = member.value
+            } else {
+                reader.extras.append(member)
+            }
+        }
+        do {
+            return .success(try reader.postback())
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension PostbackField {
+    fileprivate var index: Int {
+        // `allCases` order is fixed by the declaration; a table avoids a search per member.
+        Self.indexes[self]!
+    }
+    private static let indexes: [PostbackField: Int] =
+        Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
+}
+
+private struct FieldReader {
+    var values = [JSONValue?](repeating: nil, count: PostbackField.allCases.count)
+    var extras: [JSONMember] = []
+    var versionText: String?
+    var transactionText: String?
+
+    func value(_ field: PostbackField) -> JSONValue? { values[field.index] }
+
+    func malformed(_ field: PostbackField?, _ reason: String) -> PostbackRejection {
+        .malformed(MalformedPostback(field: field?.key, reason: reason, version: versionText, transactionID: transactionText))
+    }
+
+    mutating func postback() throws(PostbackRejection) -> Postback {
+        if case .string(let text)? = value(.transactionID) { transactionText = text }
+        let version: PostbackVersion
+        switch value(.version) {
+        case nil:
+            version = .v1_0
+        case .string(let text)?:
+            versionText = text
+            guard let known = PostbackVersion(wire: text) else {
+                throw .unsupportedVersion(text, transactionID: transactionText)
+            }
+            version = known
+        case let other?:
+            throw malformed(.version, "version must be a string such as \"4.0\", got \(other.described)")
+        }
+        for field in version.requiredFields where field != .version && value(field) == nil {
+            throw malformed(field, "\(field) is required in a \(version) postback and is missing")
+        }
+        let postback = Postback(
+            version: version, hasVersionKey: value(.version) != nil,
+            adNetworkID: try string(.adNetworkID)!,
+            campaignID: try integer(.campaignID, 1...100),
+            sourceIdentifier: try sourceIdentifier(),
+            appID: try integer(.appID, 0...Int.max)!,
+            transactionID: try string(.transactionID)!,
+            redownload: try bool(.redownload),
+            sourceAppID: try integer(.sourceAppID, 0...Int.max),
+            sourceDomain: try string(.sourceDomain),
+            fidelityType: try integer(.fidelityType, 0...1),
+            didWin: try bool(.didWin),
+            postbackSequenceIndex: try integer(.postbackSequenceIndex, 0...2),
+            conversionValue: try integer(.conversionValue, 0...63, nullable: true),
+            coarseConversionValue: try coarse(),
+            countryCode: try string(.countryCode, nullable: true),
+            attributionSignature: try string(.attributionSignature)!,
+            extras: extras)
+        if postback.conversionValue != nil && postback.coarseConversionValue != nil {
+            throw malformed(.coarseConversionValue,
+                "conversion-value and coarse-conversion-value are never sent together, got both")
+        }
+        if version == .v4_0 && postback.sourceAppID != nil && postback.sourceDomain != nil {
+            throw malformed(.sourceDomain,
+                "source-app-id and source-domain share one signed slot in 4.0, got both")
+        }
+        return postback
+    }
+
+    func string(_ field: PostbackField, nullable: Bool = false) throws(PostbackRejection) -> String? {
+        switch value(field) {
+        case nil: return nil
+        case .null? where nullable: return nil
+        case .string(let text)?:
+            if text.isEmpty { throw malformed(field, "\(field) must be a non-empty string, got \"\"") }
+            if text.unicodeScalars.contains("\u{2063}") {
+                throw malformed(field, "\(field) contains U+2063, the separator of the signed string, got \(JSONValue.string(text).described)")
+            }
+            if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw malformed(field, "\(field) contains a control character, got \(JSONValue.string(text).described)")
+            }
+            return text
+        case let other?:
+            throw malformed(field, "\(field) must be a string, got \(other.described)")
+        }
+    }
+
+    func integer(_ field: PostbackField, _ range: ClosedRange<Int>, nullable: Bool = false) throws(PostbackRejection) -> Int? {
+        let expected = range.upperBound == Int.max ? "a non-negative integer" : "an integer \(range.lowerBound)...\(range.upperBound)"
+        switch value(field) {
+        case nil: return nil
+        case .null? where nullable: return nil
+        case .number(let text)?:
+            guard !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) else {
+                throw malformed(field, "\(field) must be \(expected), got \(text) (not an integer)")
+            }
+            guard let number = Int(text) else {
+                throw malformed(field, "\(field) must be \(expected), got \(text.prefix(80)) (beyond 64 bits)")
+            }
+            guard range.contains(number) else {
+                throw malformed(field, "\(field) must be \(expected), got \(text)")
+            }
+            return number
+        case let other?:
+            throw malformed(field, "\(field) must be \(expected), got \(other.described)")
+        }
+    }
+
+    func bool(_ field: PostbackField) throws(PostbackRejection) -> Bool? {
+        switch value(field) {
+        case nil: return nil
+        case .bool(let flag)?: return flag
+        case let other?: throw malformed(field, "\(field) must be true or false, got \(other.described)")
+        }
+    }
+
+    func sourceIdentifier() throws(PostbackRejection) -> String? {
+        let field = PostbackField.sourceIdentifier
+        switch value(field) {
+        case nil: return nil
+        case .string(let text)? where (2...4).contains(text.utf8.count) && text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }):
+            return text
+        case let other?:
+            throw malformed(field, "source-identifier must be a string of 2 to 4 digits, got \(other.described)")
+        }
+    }
+
+    func coarse() throws(PostbackRejection) -> CoarseValue? {
+        let field = PostbackField.coarseConversionValue
+        switch value(field) {
+        case nil, .null?: return nil
+        case .string(let text)? where CoarseValue(rawValue: text) != nil: return CoarseValue(rawValue: text)
+        case let other?:
+            throw malformed(field, "coarse-conversion-value must be \"low\", \"medium\" or \"high\", got \(other.described)")
+        }
+    }
+}

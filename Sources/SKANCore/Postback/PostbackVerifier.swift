@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+
+/// Says whether Apple (or another trusted key) signed a postback.
+///
+/// Thread-safe and cheap to copy: one verifier serves every thread. The key comes from the version
+/// (P-192 for 1.0 and 2.0, P-256 from 2.1), never from the postback.
+public struct PostbackVerifier: Sendable {
+    /// The trusted keys.
+    public let keyRing: KeyRing
+
+    /// A verifier trusting `keyRing`, Apple's keys by default.
+    public init(keyRing: KeyRing = .apple) {
+        self.keyRing = keyRing
+    }
+
+    /// Judges a postback from the bytes received.
+    public func verify(_ bytes: some Collection<UInt8>) -> PostbackVerdict {
+        switch Postback.parse(bytes) {
+        case .success(let postback): verify(postback)
+        case .failure(.malformed(let malformed)): .malformed(malformed)
+        case .failure(.unsupportedVersion(let version, let transactionID)): .unsupportedVersion(version, transactionID: transactionID)
+        }
+    }
+
+    /// Judges an already-parsed postback.
+    public func verify(_ postback: Postback) -> PostbackVerdict {
+        let curve = postback.version.curve
+        let keys = keyRing.keys(on: curve)
+        guard !keys.isEmpty else {
+            return .invalidSignature(postback, reason: "no trusted \(curve) key for version \(postback.version)")
+        }
+        guard let signature = Data(base64Encoded: postback.attributionSignature) else {
+            return .invalidSignature(postback, reason: "attribution-signature is not Base64")
+        }
+        var layouts = [postback.version.layout]
+        if postback.version == .v2_2 { layouts.append(.v2_2SignedAs2_0) }
+        for layout in layouts {
+            let digest = SHA256.hash(data: postback.signedString(layout).bytes)
+            for trusted in keys where trusted.key.isValidSignature(signature, digest: digest) {
+                return .valid(VerifiedPostback(
+                    postback: postback, keyName: trusted.name, layout: layout,
+                    signedFields: postback.signedFields(layout),
+                    claimedFields: claimedFields(of: postback, signed: postback.signedFields(layout))))
+            }
+        }
+        let names = keys.map(\.name).joined(separator: ", ")
+        return .invalidSignature(postback, reason: "the signature does not match the \(postback.version) fields under \(names)")
+    }
+
+    private func claimedFields(of postback: Postback, signed: [PostbackField]) -> [PostbackField] {
+        PostbackField.allCases.filter { field in
+            field != .attributionSignature && postback.has(field) && !signed.contains(field)
+        }
+    }
+}

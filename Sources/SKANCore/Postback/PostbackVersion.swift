@@ -1,0 +1,47 @@
+/// A postback version SKANKit knows how to verify.
+public enum PostbackVersion: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
+    case v1_0 = "1.0"
+    case v2_0 = "2.0"
+    case v2_1 = "2.1"
+    case v2_2 = "2.2"
+    case v3_0 = "3.0"
+    case v4_0 = "4.0"
+
+    /// The version a postback states: no `version` key means 1.0 (the first postbacks had none).
+    /// An unknown version is `nil`, never guessed.
+    public init?(wire: String?) {
+        guard let wire else { self = .v1_0; return }
+        self.init(rawValue: wire)
+    }
+
+    /// Apple's key curve for this version: P-192 for 1.0 and 2.0, P-256 from 2.1 (spec §4).
+    public var curve: ECCurve { self <= .v2_0 ? .p192 : .p256 }
+
+    /// The field order Apple signs for this version (spec §3.2).
+    public var layout: PostbackLayout {
+        switch self {
+        case .v1_0: .v1_0
+        case .v2_0, .v2_1: .v2_0
+        case .v2_2: .v2_2
+        case .v3_0: .v3_0
+        case .v4_0: .v4_0
+        }
+    }
+
+    /// The fields a postback of this version must carry.
+    public var requiredFields: [PostbackField] {
+        var fields: [PostbackField] = [.adNetworkID, self >= .v4_0 ? .sourceIdentifier : .campaignID,
+                                       .appID, .transactionID, .attributionSignature]
+        if self >= .v2_0 { fields += [.version, .redownload] }
+        if self >= .v2_2 { fields.append(.fidelityType) }
+        if self >= .v3_0 { fields.append(.didWin) }
+        if self >= .v4_0 { fields.append(.postbackSequenceIndex) }
+        return fields
+    }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+
+    public var description: String { rawValue }
+}

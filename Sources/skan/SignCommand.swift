@@ -1,0 +1,168 @@
+import ArgumentParser
+import CSV
+import Foundation
+import SKANCore
+
+/// `skan sign`: signs impressions with an ad network's key.
+struct SignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign",
+        abstract: "Sign an ad impression (or a CSV of them) with your ad network's P-256 key.",
+        discussion: """
+            Prints the signed impression as JSON in the shape a device takes: the StoreKit parameter dictionary \
+            for StoreKit-rendered ads, SKAdImpression properties for view-through ads (--fidelity-type 0), the web \
+            AdImpressionResponse when --source-domain is given. With --input, signs one impression per CSV row \
+            (header names are the long option names, e.g. version,ad-network-id,campaign-id,itunes-item-id,\
+            source-app-id) and prints JSON lines; a bad row is reported on standard error and the rest go on.
+            """
+    )
+
+    @Option(help: "Your ad network's private key (PEM: EC PRIVATE KEY or PRIVATE KEY).")
+    var key: String
+
+    @Option(help: "CSV file of impressions to sign, one per row.")
+    var input: String?
+
+    @Option(help: "Signature version: 1.0, 2.0, 2.1, 2.2, 3.0 or 4.0.")
+    var version: String?
+
+    @Option(name: .customLong("ad-network-id"), help: "Your registered ad network id, lowercase.")
+    var adNetworkID: String?
+
+    @Option(name: .customLong("campaign-id"), help: "Campaign id 1...100 (versions up to 3.0).")
+    var campaignID: String?
+
+    @Option(name: .customLong("source-identifier"), help: "Source identifier of 2 to 4 digits (version 4.0).")
+    var sourceIdentifier: String?
+
+    @Option(name: .customLong("itunes-item-id"), help: "The advertised app's App Store id.")
+    var itunesItemID: String?
+
+    @Option(name: .customLong("source-app-id"), help: "App Store id of the app showing the ad (0 for development).")
+    var sourceAppID: String?
+
+    @Option(name: .customLong("source-domain"), help: "For a 4.0 web ad: the site's registrable domain.")
+    var sourceDomain: String?
+
+    @Option(name: .customLong("fidelity-type"), help: "1 StoreKit-rendered (default), 0 view-through (2.2+).")
+    var fidelityType: String?
+
+    @Option(help: "Impression nonce, a UUID (default: a new random one). Signed lowercase.")
+    var nonce: String?
+
+    @Option(help: "Milliseconds since 1970 (default: now).")
+    var timestamp: String?
+
+    @Option(help: "Output shape: storekit, skadimpression or web (default: the one for the ad kind).")
+    var format: String?
+
+    static let fieldNames = ["version", "ad-network-id", "campaign-id", "source-identifier", "itunes-item-id",
+                             "source-app-id", "source-domain", "fidelity-type", "nonce", "timestamp"]
+
+    func validate() throws {
+        let single = [version, adNetworkID, campaignID, sourceIdentifier, itunesItemID, sourceAppID, sourceDomain,
+                      fidelityType, nonce, timestamp]
+        if input != nil && single.contains(where: { $0 != nil }) {
+            throw ValidationError("--input signs the rows of a CSV file; give impression fields as its columns, not as options")
+        }
+        if input == nil && (version == nil || adNetworkID == nil || itunesItemID == nil) {
+            throw ValidationError("--version, --ad-network-id and --itunes-item-id are required (or --input FILE.csv)")
+        }
+        if let format, ImpressionFormat(rawValue: format) == nil {
+            throw ValidationError("--format must be storekit, skadimpression or web, got \"\(format)\"")
+        }
+    }
+
+    func run() throws {
+        let signer: ImpressionSigner
+        do { signer = try ImpressionSigner(key: try KeyFiles.privateKey(key)) } catch let error as SKANError {
+            throw CLIError(error)
+        }
+        let format = self.format.flatMap(ImpressionFormat.init(rawValue:))
+        guard let input else {
+            let values = Dictionary(uniqueKeysWithValues: zip(Self.fieldNames, [
+                version, adNetworkID, campaignID, sourceIdentifier, itunesItemID, sourceAppID, sourceDomain,
+                fidelityType, nonce, timestamp,
+            ]).compactMap { name, value in value.map { (name, $0) } })
+            do throws(SKANError) {
+                print(try signer.sign(try Self.impression(from: values, origin: "--")).json(format))
+            } catch {
+                throw CLIError(error)
+            }
+            return
+        }
+        try signRows(of: input, with: signer, format: format)
+    }
+
+    private func signRows(of path: String, with signer: ImpressionSigner, format: ImpressionFormat?) throws {
+        try RecordReader.checkReadable([path])
+        guard let stream = InputStream(fileAtPath: path) else { throw CLIError("cannot read \(path)") }
+        let reader: CSVReader
+        do {
+            reader = try CSVReader(stream: stream, hasHeaderRow: true, trimFields: true)
+        } catch {
+            throw CLIError("\(path): not a CSV file with a header row (\(error))")
+        }
+        let header = reader.headerRow ?? []
+        if let unknown = header.first(where: { !Self.fieldNames.contains($0) }) {
+            throw CLIError("\(path): unknown column \"\(unknown)\"; columns are \(Self.fieldNames.joined(separator: ", "))")
+        }
+        var failures = 0
+        var rowNumber = 1
+        while let row = reader.next() {
+            rowNumber += 1
+            let values = Dictionary(zip(header, row).filter { !$0.1.isEmpty }, uniquingKeysWith: { first, _ in first })
+            do throws(SKANError) {
+                print(try signer.sign(try Self.impression(from: values, origin: "")).json(format))
+            } catch {
+                failures += 1
+                FileHandle.standardError.write(Data("skan: \(path) row \(rowNumber): \(error.reason)\n".utf8))
+            }
+        }
+        if let error = reader.error { throw CLIError("\(path) row \(rowNumber + 1): \(error)") }
+        if failures > 0 { throw ExitCode.failure }
+    }
+
+    /// Builds an impression from named text values (options or CSV cells); `origin` prefixes names in errors.
+    static func impression(from values: [String: String], origin: String) throws(SKANError) -> Impression {
+        func integer(_ name: String) throws(SKANError) -> Int? {
+            guard let text = values[name] else { return nil }
+            guard let value = Int(text) else {
+                throw SKANError(.invalidImpression, "\(origin)\(name) must be an integer, got \"\(text)\"")
+            }
+            return value
+        }
+        func required(_ name: String) throws(SKANError) -> String {
+            guard let value = values[name] else { throw SKANError(.invalidImpression, "\(origin)\(name) is required") }
+            return value
+        }
+        let versionText = try required("version")
+        guard let version = ImpressionVersion(rawValue: versionText) else {
+            throw SKANError(.invalidImpression, "\(origin)version must be one of \(ImpressionVersion.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(versionText)\"")
+        }
+        let fidelity = try integer("fidelity-type") ?? 1
+        guard fidelity == 0 || fidelity == 1 else {
+            throw SKANError(.invalidImpression, "\(origin)fidelity-type must be 0 (view-through) or 1 (StoreKit-rendered), got \(fidelity)")
+        }
+        let kind: AdKind = values["source-domain"] != nil ? .web : (fidelity == 0 ? .viewThrough : .storeKitRendered)
+        if kind == .web && fidelity == 0 {
+            throw SKANError(.invalidImpression, "\(origin)fidelity-type of a web ad is 1, got 0")
+        }
+        var nonce = UUID()
+        if let text = values["nonce"] {
+            guard let parsed = UUID(uuidString: text) else {
+                throw SKANError(.invalidImpression, "\(origin)nonce must be a UUID, got \"\(text)\"")
+            }
+            nonce = parsed
+        }
+        guard let itunesItemID = try integer("itunes-item-id") else {
+            throw SKANError(.invalidImpression, "\(origin)itunes-item-id is required")
+        }
+        let timestamp = try integer("timestamp").map(Int64.init) ?? Int64(Date().timeIntervalSince1970 * 1000)
+        return Impression(
+            version: version, kind: kind, adNetworkID: try required("ad-network-id"),
+            campaignID: try integer("campaign-id"), sourceIdentifier: try integer("source-identifier"),
+            itunesItemID: itunesItemID, nonce: nonce, sourceAppID: try integer("source-app-id"),
+            sourceDomain: values["source-domain"], timestamp: timestamp)
+    }
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+
+/// The `skan` command line: thin parsing and printing over the SKANKit libraries.
+@main
+struct Skan: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "skan",
+        abstract: "SKAdNetwork toolkit: verify postbacks, sign and check impressions.",
+        discussion: """
+            Exit status: 0 when everything checked is valid, 1 when anything is not, 2 for usage and input errors.
+            """,
+        subcommands: [
+            VerifyCommand.self,
+            SignCommand.self,
+            VerifyImpressionCommand.self,
+            KeygenCommand.self,
+        ]
+    )
+
+    /// Runs a command and maps every failure to a one-line message and SKANKit's exit codes
+    /// (argument-parser's own usage code, 64, becomes 2).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let exit as ExitCode {
+            Foundation.exit(exit.rawValue)
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("skan: \(error.message)\n".utf8))
+            Foundation.exit(error.exitCode.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)
+            }
+            let message = fullMessage(for: error)
+            FileHandle.standardError.write(Data((message.isEmpty ? "" : message + "\n").utf8))
+            Foundation.exit(code == .validationFailure ? CLIError.usageExitCode.rawValue : code.rawValue)
+        }
+    }
+}

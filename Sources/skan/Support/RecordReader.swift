@@ -1,0 +1,94 @@
+import Foundation
+import SKANCore
+
+/// One JSON record and where it came from.
+struct SourcedRecord: Sendable {
+    let source: String
+    let record: JSONRecordSplitter.Record
+
+    /// `file:line`, for people finding the record again.
+    var location: String { "\(source):\(record.line)" }
+}
+
+/// Reads JSON records from files or standard input in batches, so that memory stays flat however
+/// large the input, and the caller can verify one batch on every core while keeping input order.
+struct RecordReader {
+    static let chunkSize = 1 << 20
+
+    private var inputs: [String]
+    private var current: (path: String, fd: Int32)?
+    private var splitter = JSONRecordSplitter()
+    private var buffer = [UInt8](repeating: 0, count: RecordReader.chunkSize)
+
+    /// Reads `paths` in order; `-`, or no path at all, is standard input.
+    init(paths: [String]) {
+        inputs = paths.isEmpty ? ["-"] : paths
+    }
+
+    /// Checks up front that every named file can be opened, so a typo fails before any output.
+    static func checkReadable(_ paths: [String]) throws(CLIError) {
+        for path in paths where path != "-" {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                var isDirectory: ObjCBool = false
+                let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                throw CLIError("cannot read \(path): \(exists ? (isDirectory.boolValue ? "it is a directory" : "permission denied") : "no such file")")
+            }
+        }
+    }
+
+    /// The next batch of at least one record, or `nil` at the end of all input.
+    mutating func nextBatch(minimum: Int = 4096) throws(CLIError) -> [SourcedRecord]? {
+        var batch: [SourcedRecord] = []
+        var records: [JSONRecordSplitter.Record] = []
+        while batch.count < minimum {
+            if current == nil {
+                guard !inputs.isEmpty else { break }
+                let path = inputs.removeFirst()
+                let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY)
+                guard fd >= 0 else { throw CLIError("cannot read \(path): \(String(cString: strerror(errno)))") }
+                current = (path == "-" ? "stdin" : path, fd)
+                splitter = JSONRecordSplitter()
+            }
+            guard let (source, fd) = current else { break }
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            records.removeAll(keepingCapacity: true)
+            if count > 0 {
+                buffer.withUnsafeBufferPointer { all in
+                    splitter.feed(UnsafeBufferPointer(rebasing: all[0..<count]), into: &records)
+                }
+            } else {
+                if count < 0 && errno == EINTR { continue }
+                splitter.finish(into: &records)
+                if fd != STDIN_FILENO { close(fd) }
+                current = nil
+            }
+            batch.append(contentsOf: records.map { SourcedRecord(source: source, record: $0) })
+        }
+        return batch.isEmpty ? nil : batch
+    }
+}
+
+/// Runs `work` over every element on all cores and returns the results in input order.
+enum Parallel {
+    static func map<Element: Sendable, Result: Sendable>(
+        _ elements: [Element], _ work: @Sendable (Element) -> Result
+    ) -> [Result] {
+        let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: elements.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        let box = SendableBuffer(buffer: results)
+        elements.withUnsafeBufferPointer { input in
+            let source = SendableInput(buffer: input)
+            // Dispatch hands iterations to idle threads one by one, so a slow record never stalls a core.
+            DispatchQueue.concurrentPerform(iterations: elements.count) { index in
+                box.buffer[index] = work(source.buffer[index])
+            }
+        }
+        return results.map { $0! }
+    }
+
+    /// Each iteration writes only its own slot, and `map` reads them after `concurrentPerform` returns.
+    private struct SendableBuffer<T>: @unchecked Sendable { let buffer: UnsafeMutableBufferPointer<T?> }
+    /// The input is only read while `concurrentPerform` runs, inside `withUnsafeBufferPointer`.
+    private struct SendableInput<T>: @unchecked Sendable { let buffer: UnsafeBufferPointer<T> }
+}

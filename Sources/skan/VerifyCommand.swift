@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import SKANCore
+
+/// `skan verify`: judges postbacks as an ad network receives them.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Verify SKAdNetwork postbacks against Apple's keys.",
+        discussion: """
+            Reads postbacks from each FILE (one JSON object, or JSON lines; '-' or no FILE reads standard input) \
+            and prints one result per postback, in input order: valid, invalid-signature, malformed or \
+            unsupported-version. Versions 1.0 and 2.0 are checked with Apple's P-192 key, 2.1 and later with \
+            its P-256 key. Streams any amount of input in flat memory on every core.
+
+            Exit status: 0 when every postback is valid, 1 when any is not, 2 for usage errors.
+            """
+    )
+
+    @Option(help: "Output: text (one line each), json (one object per line) or csv (RFC 4180 with a header).")
+    var format: VerdictFormat = .text
+
+    @Option(name: .customLong("trust-key"), help: "Also trust this public key (PEM or Base64 file). Repeatable.")
+    var trustKeys: [String] = []
+
+    @Option(name: .customLong("apple-key-p256"), help: "Use this P-256 key instead of Apple's (versions 2.1 and later).")
+    var appleKeyP256: String?
+
+    @Option(name: .customLong("apple-key-p192"), help: "Use this P-192 key instead of Apple's (versions 1.0 and 2.0).")
+    var appleKeyP192: String?
+
+    @Argument(help: "Postback files; '-' or none for standard input.")
+    var files: [String] = []
+
+    func run() throws {
+        let verifier = PostbackVerifier(keyRing: try keyRing())
+        try RecordReader.checkReadable(files)
+        var reader = RecordReader(paths: files)
+        let output = FileHandle.standardOutput
+        var allValid = true
+        var isFirstBatch = true
+        while let batch = try reader.nextBatch() {
+            let format = format
+            let maximum = JSONRecordSplitter().maximumRecordLength
+            let results = Parallel.map(batch) { sourced -> (valid: Bool, line: String, row: [String]) in
+                let verdict: PostbackVerdict = sourced.record.isTooLong
+                    ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
+                    : verifier.verify(sourced.record.bytes)
+                return format == .csv
+                    ? (verdict.isValid, "", VerdictFormat.row(verdict, at: sourced.location))
+                    : (verdict.isValid, VerdictFormat.line(verdict, at: sourced.location, as: format), [])
+            }
+            allValid = allValid && results.allSatisfy(\.valid)
+            if format == .csv {
+                output.write(try VerdictFormat.csv((isFirstBatch ? [VerdictFormat.csvHeader] : []) + results.map(\.row)))
+            } else {
+                output.write(Data((results.map(\.line).joined(separator: "\n") + "\n").utf8))
+            }
+            isFirstBatch = false
+        }
+        if isFirstBatch && format == .csv { output.write(try VerdictFormat.csv([VerdictFormat.csvHeader])) }
+        if !allValid { throw ExitCode.failure }
+    }
+
+    func keyRing() throws(CLIError) -> KeyRing {
+        var ring = KeyRing.apple
+        for (path, curve) in [(appleKeyP256, ECCurve.p256), (appleKeyP192, .p192)] {
+            guard let path else { continue }
+            let key = try KeyFiles.publicKey(path)
+            guard key.curve == curve else {
+                throw CLIError("--apple-key-\(curve == .p256 ? "p256" : "p192") \(path): the key is \(key.curve), expected \(curve)")
+            }
+            ring.replaceKeys(onCurveOf: TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: key))
+        }
+        for path in trustKeys {
+            ring.add(TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: try KeyFiles.publicKey(path)))
+        }
+        return ring
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import SKANCore
+
+/// `skan verify-impression`: checks signed impressions as a device does.
+struct VerifyImpressionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify-impression",
+        abstract: "Check signed impressions with an ad network's public key, as a device does.",
+        discussion: """
+            Reads impressions (StoreKit parameter dictionaries, SKAdImpression properties or web \
+            AdImpressionResponse objects, as 'skan sign' prints them; one JSON object or JSON lines) and prints \
+            valid or the reason a device would refuse each one. Exit status: 0 when all are valid, 1 otherwise, \
+            2 for usage errors.
+            """
+    )
+
+    @Option(name: .customLong("public-key"), help: "The ad network's P-256 public key: a PEM or Base64 file, or the Base64 itself.")
+    var publicKey: String
+
+    @Argument(help: "Impression files; '-' or none for standard input.")
+    var files: [String] = []
+
+    func run() throws {
+        let verifier = ImpressionVerifier(publicKey: try KeyFiles.publicKey(publicKey))
+        try RecordReader.checkReadable(files)
+        var reader = RecordReader(paths: files)
+        var allValid = true
+        while let batch = try reader.nextBatch() {
+            for sourced in batch {
+                let line: String
+                switch SignedImpression.parse(sourced.record.bytes) {
+                case .failure(let error):
+                    line = "\(sourced.location) malformed — \(error.reason)"
+                    allValid = false
+                case .success(let signed):
+                    switch verifier.verify(signed) {
+                    case .valid:
+                        line = "\(sourced.location) valid version=\(signed.impression.version) kind=\(signed.impression.kind) nonce=\(signed.impression.nonceText)"
+                    case .invalidFields(let reason):
+                        line = "\(sourced.location) invalid-fields — \(reason)"
+                        allValid = false
+                    case .invalidSignature(let reason):
+                        line = "\(sourced.location) invalid-signature — \(reason)"
+                        allValid = false
+                    }
+                }
+                print(line)
+            }
+        }
+        if !allValid { throw ExitCode.failure }
+    }
+}
