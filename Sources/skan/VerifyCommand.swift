@@ -45,7 +45,7 @@ struct VerifyCommand: ParsableCommand {
             let results = Parallel.map(batch) { sourced -> (valid: Bool, line: String, row: [String]) in
                 let verdict: PostbackVerdict = sourced.record.isTooLong
                     ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
-                    : verifier.verify(sourced.record.bytes)
+                    : verifier.verify(record: sourced.record.bytes)
                 return format == .csv
                     ? (verdict.isValid, "", VerdictFormat.row(verdict, at: sourced.location))
                     : (verdict.isValid, VerdictFormat.line(verdict, at: sourced.location, as: format), [])

@@ -23,6 +23,26 @@ public struct PostbackVerifier: Sendable {
         }
     }
 
+    /// Judges one JSON record that is either a postback or an envelope around one: an object with a
+    /// `postback` member holding the postback as sent, beside metadata such as the simulator's send time
+    /// (`skan simulate` writes these) or a test vector's notes. The inner postback's bytes are judged as they are.
+    public func verify(record bytes: some Collection<UInt8>) -> PostbackVerdict {
+        switch JSONObjectReader.members(of: bytes) {
+        case .failure(let error):
+            return .malformed(MalformedPostback(field: nil, reason: "the body is not a JSON object: \(error)"))
+        case .success(let members):
+            if let inner = PostbackEnvelope.innerPostback(members) {
+                return verify(Array(inner.utf8))
+            }
+            switch Postback.parse(members: members) {
+            case .success(let postback): return verify(postback)
+            case .failure(.malformed(let malformed)): return .malformed(malformed)
+            case .failure(.unsupportedVersion(let version, let transactionID)):
+                return .unsupportedVersion(version, transactionID: transactionID)
+            }
+        }
+    }
+
     /// Judges an already-parsed postback.
     public func verify(_ postback: Postback) -> PostbackVerdict {
         let curve = postback.version.curve
