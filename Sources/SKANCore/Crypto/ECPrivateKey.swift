@@ -19,10 +19,10 @@ public struct ECPrivateKey: Sendable {
     public var curve: ECCurve { publicKey.curve }
 
     init(openSSL key: OpenSSLKey, source: String) throws(SKANError) {
+        let publicKey = try ECPublicKey(openSSL: key, source: source)
         guard key.hasPrivateKey else {
             throw SKANError(.notAPrivateKey, "\(source): holds a public key, expected a private key")
         }
-        let publicKey = try ECPublicKey(openSSL: key, source: source)
         switch publicKey.curve {
         case .p256:
             guard let der = key.sec1DER, let p256 = try? P256.Signing.PrivateKey(derRepresentation: der) else {

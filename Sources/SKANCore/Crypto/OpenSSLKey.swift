@@ -43,7 +43,8 @@ final class OpenSSLKey: @unchecked Sendable {
     /// The key's algorithm and curve, as OpenSSL names them ("prime256v1", "secp256k1", "RSA" ...).
     var curveName: String {
         guard EVP_PKEY_get_base_id(pointer) == EVP_PKEY_EC else {
-            return String(cString: OBJ_nid2sn(EVP_PKEY_get_base_id(pointer)))
+            let name = EVP_PKEY_get0_type_name(pointer).map { String(cString: $0) } ?? "an unknown algorithm"
+            return "\(name) (not an elliptic-curve key)"
         }
         var buffer = [CChar](repeating: 0, count: 80)
         var length = 0
