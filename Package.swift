@@ -46,6 +46,11 @@ let package = Package(
             dependencies: ["SKANCore"],
             swiftSettings: strict
         ),
+        .testTarget(
+            name: "SkanCLITests",
+            dependencies: ["skan", "SKANCore"],
+            swiftSettings: strict
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -96,10 +96,12 @@ struct SignCommand: ParsableCommand {
 
     private func signRows(of path: String, with signer: ImpressionSigner, format: ImpressionFormat?) throws {
         try RecordReader.checkReadable([path])
-        guard let stream = InputStream(fileAtPath: path) else { throw CLIError("cannot read \(path)") }
         let reader: CSVReader
         do {
-            reader = try CSVReader(stream: stream, hasHeaderRow: true, trimFields: true)
+            // Impression lists are small; reading the text first avoids CSV.swift's stream reader, which
+            // reports the end of a file as a read error.
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            reader = try CSVReader(string: text, hasHeaderRow: true, trimFields: true)
         } catch {
             throw CLIError("\(path): not a CSV file with a header row (\(error))")
         }

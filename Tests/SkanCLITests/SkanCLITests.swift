@@ -1,0 +1,114 @@
+import Foundation
+import SKANCore
+import Testing
+
+@Suite("skan command line", .serialized)
+struct SkanCLITests {
+    @Test("verify prints one JSON result per postback in input order and exits 0 when all are valid")
+    func verifyAllValid() throws {
+        let result = try SkanProcess.run(["verify", "--format", "json", "Samples/postbacks/apple-examples.jsonl"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = try result.lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(objects.count == 7)
+        #expect(objects.allSatisfy { $0["status"] as? String == "valid" })
+        #expect(objects.map { $0["input"] as! String } == (1...7).map { "Samples/postbacks/apple-examples.jsonl:\($0)" })
+        #expect(objects[2]["layout"] as? String == "2.2-as-2.0")
+        for key in ["status", "version", "transaction-id", "reason", "layout"] {
+            #expect(objects.allSatisfy { $0.keys.contains(key) }, "\(key)")
+        }
+    }
+
+    @Test("one bad postback among good ones gives exit 1 and the right status on its line")
+    func verifyMixed() throws {
+        let good = try String(contentsOf: SkanProcess.packageRoot.appendingPathComponent("Samples/postbacks/skan-3.0-winning-apple-doc.json"), encoding: .utf8)
+        let tampered = good.replacingOccurrences(of: "525463029", with: "525463028")
+        let input = [good, tampered, #"{"version":"9.9","transaction-id":"t"}"#, "{not json"].joined(separator: "\n")
+        let result = try SkanProcess.run(["verify", "--format", "json", "-"], stdin: input)
+        #expect(result.status == 1)
+        let statuses = try result.lines.map { (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["status"] as! String }
+        #expect(statuses == ["valid", "invalid-signature", "unsupported-version", "malformed"])
+    }
+
+    @Test("CSV output has a header and quotes what needs quoting")
+    func verifyCSV() throws {
+        let result = try SkanProcess.run(["verify", "--format", "csv", "-"], stdin: #"{"version":"3.0","campaign-id":"4,2"}"# + "\n" + #"{"version":"9.9"}"#)
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("input,status,version,transaction-id,ad-network-id,layout,key,field,reason\r\n"))
+        #expect(result.stdout.contains("stdin:1,malformed,3.0,"))
+        #expect(result.stdout.hasSuffix("\r\n"))
+        // The reason holds quotes and commas: RFC 4180 quoting doubles the quotes and wraps the field.
+        #expect(result.stdout.contains(#"stdin:2,unsupported-version,9.9,,,,,version,"version ""9.9"" is not one of 1.0, 2.0"#))
+    }
+
+    @Test("usage errors exit 2 with one line", arguments: [
+        ["verify", "--format", "xml"],
+        ["verify", "no-such-file.jsonl"],
+        ["verify", "--apple-key-p256", "Keys/test/simulated-apple-p192-public-key.pem", "Samples/postbacks/apple-examples.jsonl"],
+        ["sign", "--key", "Keys/test/ad-network-private-key.pem"],
+        ["no-such-command"],
+    ])
+    func usageErrors(arguments: [String]) throws {
+        let result = try SkanProcess.run(arguments)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("replacing Apple's P-256 key makes Apple's postbacks invalid; trusting a key adds it")
+    func keyOptions() throws {
+        let replaced = try SkanProcess.run(["verify", "--apple-key-p256", "Keys/test/simulated-apple-p256-public-key.pem",
+                                            "Samples/postbacks/skan-2.2-apple-doc.json"])
+        #expect(replaced.status == 1)
+        #expect(replaced.stdout.contains("invalid-signature"))
+        let added = try SkanProcess.run(["verify", "--trust-key", "Keys/test/simulated-apple-p256-public-key.pem",
+                                         "Samples/postbacks/skan-2.2-apple-doc.json"])
+        #expect(added.status == 0)
+    }
+
+    @Test("keygen, sign and verify-impression work together; a wrong key is refused")
+    func keygenSignVerify() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keygen = try SkanProcess.run(["keygen", "--out", folder.path])
+        #expect(keygen.status == 0, "\(keygen.stderr)")
+        let base64 = try #require(keygen.lines.last)
+        #expect(try ECPublicKey(text: base64).curve == .p256)
+        #expect(try SkanProcess.run(["keygen", "--out", folder.path]).status == 2, "refuses to overwrite")
+
+        let key = folder.appendingPathComponent("private-key.pem").path
+        let signed = try SkanProcess.run(["sign", "--key", key, "--version", "4.0", "--ad-network-id", "example.skadnetwork",
+                                          "--source-identifier", "5239", "--itunes-item-id", "525463029",
+                                          "--source-app-id", "0", "--fidelity-type", "0"])
+        #expect(signed.status == 0, "\(signed.stderr)")
+        #expect(signed.stdout.contains("\"adNetworkIdentifier\":\"example.skadnetwork\""))
+        let good = try SkanProcess.run(["verify-impression", "--public-key", base64, "-"], stdin: signed.stdout)
+        #expect(good.status == 0)
+        #expect(good.stdout.contains("valid version=4.0 kind=view-through"))
+        let wrong = try SkanProcess.run(["verify-impression", "--public-key", "Keys/test/ad-network-public-key.pem", "-"], stdin: signed.stdout)
+        #expect(wrong.status == 1)
+        #expect(wrong.stdout.contains("invalid-signature"))
+    }
+
+    @Test("sign --input signs each CSV row, reports bad rows on stderr and exits 1")
+    func signCSV() throws {
+        let csv = folderFile("impressions.csv", """
+            version,ad-network-id,campaign-id,itunes-item-id,source-app-id,nonce,timestamp
+            3.0,example.skadnetwork,42,525463029,0,68753a44-4d6f-1226-9c60-0050e4c00067,1700000000000
+            3.0,example.skadnetwork,101,525463029,0,,
+            2.0,example.skadnetwork,7,525463029,12345,,
+            """)
+        let result = try SkanProcess.run(["sign", "--key", "Keys/test/ad-network-private-key.pem", "--input", csv.path])
+        #expect(result.status == 1)
+        #expect(result.lines.count == 2)
+        #expect(result.stdout.contains("68753a44-4d6f-1226-9c60-0050e4c00067"))
+        #expect(result.stderr.contains("row 3: campaign-id must be an integer 1...100, got 101"))
+        let verify = try SkanProcess.run(["verify-impression", "--public-key", "Keys/test/ad-network-public-key.pem", "-"], stdin: result.stdout)
+        #expect(verify.status == 0, "\(verify.stdout)")
+    }
+
+    func folderFile(_ name: String, _ text: String) -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString)-\(name)")
+        try? Data(text.utf8).write(to: url)
+        return url
+    }
+}
