@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Core throughput beside OpenSSL's own figures from the same run (issue 2's "done when").
+# The machine is shared and noisy, so each figure is the median of ROUNDS interleaved runs:
+# openssl, then skan, then openssl again ... so that both see the same background load.
+#
+#   Benchmarks/core.sh            # 3 rounds
+#   ROUNDS=5 SECONDS_EACH=3 Benchmarks/core.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+SECONDS_EACH=${SECONDS_EACH:-3}
+LINES=${LINES:-200000}
+out=${OUT:-.build/bench}
+mkdir -p "$out"
+
+swift build -c release --product skan >/dev/null
+skan=.build/release/skan
+file="$out/postbacks-$LINES.jsonl"
+[ -f "$file" ] || "$skan" bench postbacks --count "$LINES" --version 4.0 --out "$file"
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+# openssl speed prints "256 bits ecdsa (nistp256) ... sign/s verify/s" (multi: "ecdsa (nistp256) ..." summary lines)
+ossl() { # $1 = extra flags, $2 = curve word (nistp256|nistp192), $3 = column (sign|verify)
+  openssl speed $1 -seconds "$SECONDS_EACH" ecdsap256 ecdsap192 2>/dev/null | awk -v c="$2" -v col="$3" '
+    $0 ~ c && $0 ~ /ecdsa/ { n=split($0,f," "); v=(col=="sign")?f[n-1]:f[n]; last=v } END { print last }'
+}
+
+declare -A series
+for round in $(seq "$ROUNDS"); do
+  echo "round $round/$ROUNDS" >&2
+  for curve in nistp256 nistp192; do
+    series[ossl1-verify-$curve]+="$(ossl "" $curve verify) "
+  done
+  series[ossl1-sign-nistp256]+="$(ossl "" nistp256 sign) "
+  series[ossl2-verify-nistp256]+="$(ossl "-multi 2" nistp256 verify) "
+  while read -r line; do
+    measure=$(echo "$line" | sed -E 's/.*"measure":"([^"]+)".*"threads":([0-9]+).*"per_second":([0-9]+).*/\1-\2 \3/')
+    series[skan-${measure% *}]+="${measure#* } "
+  done < <("$skan" bench core --seconds "$SECONDS_EACH")
+  # The whole command: JSON lines in, JSON lines out, every core, 200,000 postbacks.
+  /usr/bin/time -f "%e %M" -o "$out/time.txt" "$skan" verify --format json \
+      --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem "$file" > "$out/verify.jsonl"
+  read -r elapsed rss < "$out/time.txt"
+  series[cli-rate]+="$(awk -v n="$LINES" -v s="$elapsed" 'BEGIN {printf "%d", n/s}') "
+  series[cli-rss-kb]+="$rss "
+  series[ossl2-verify-nistp256-after]+="$(ossl "-multi 2" nistp256 verify) "
+  valid=$(grep -c '"status":"valid"' "$out/verify.jsonl")
+  [ "$valid" = "$LINES" ] || { echo "only $valid of $LINES verified" >&2; exit 1; }
+done
+
+m() { echo "${series[$1]}" | tr ' ' '\n' | grep -v '^$' | median; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
+o256=$(m ossl1-verify-nistp256); o192=$(m ossl1-verify-nistp192); osign=$(m ossl1-sign-nistp256)
+o2=$(m ossl2-verify-nistp256); o2b=$(m ossl2-verify-nistp256-after)
+s256=$(m skan-verify-p256-1); s192=$(m skan-verify-p192-1); s256all=$(m skan-verify-p256-2); s192all=$(m skan-verify-p192-2)
+ssign=$(m skan-sign-impression-p256-1); cli=$(m cli-rate); rss=$(m cli-rss-kb)
+o2mid=$(awk -v a="$o2" -v b="$o2b" 'BEGIN {print (a+b)/2}')
+cat <<REPORT
+medians of $ROUNDS rounds, $(nproc) cores, $(date -u +%FT%TZ)
+                                         skan/s    openssl/s  ratio
+verify P-256, 1 thread, JSON -> result  $s256    $o256    $(ratio "$s256" "$o256")
+verify P-192, 1 thread, JSON -> result  $s192    $o192    $(ratio "$s192" "$o192")
+verify P-256, all cores (in-process)    $s256all    $o2mid    $(ratio "$s256all" "$o2mid")
+verify P-192, all cores (in-process)    $s192all
+sign impression P-256, 1 thread         $ssign    $osign    $(ratio "$ssign" "$osign")
+skan verify --format json, $LINES lines  $cli    $o2mid    $(ratio "$cli" "$o2mid")   (openssl -multi 2, mean of before/after)
+skan verify peak RSS: $((rss / 1024)) MB
+REPORT

@@ -1,0 +1,133 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import SKANCore
+
+/// `skan bench`: throughput figures for `Benchmarks/`, never part of `swift test`.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure verify and sign throughput (used by Benchmarks/core.sh).",
+        subcommands: [CoreBench.self, PostbackFileBench.self]
+    )
+}
+
+/// In-process throughput: JSON bytes → verdict on one thread and on every core, and signing.
+struct CoreBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "core",
+        abstract: "Print verify/s (P-256, P-192; one thread and all cores) and sign/s as JSON lines.")
+
+    @Option(help: "Seconds per measurement.")
+    var seconds: Double = 3
+
+    func run() throws {
+        let p256 = try Self.signedPostbacks(version: .v4_0, count: 256)
+        let p192 = try Self.signedPostbacks(version: .v2_0, count: 256)
+        let verifier = PostbackVerifier(keyRing: try Self.simulatedAppleRing())
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        for (name, bodies) in [("p256", p256), ("p192", p192)] {
+            for threads in [1, cores] {
+                let rate = Self.measure(seconds: seconds, threads: threads) { index in
+                    if !verifier.verify(bodies[index % bodies.count]).isValid { fatalError("benchmark postback did not verify") }
+                }
+                print(#"{"measure":"verify-\#(name)","threads":\#(threads),"per_second":\#(Int(rate))}"#)
+            }
+        }
+        let networkKey = try ECPrivateKey.generate(curve: .p256)
+        let signer = try ImpressionSigner(key: networkKey)
+        let impression = Impression(version: .v4_0, adNetworkID: "example.skadnetwork", sourceIdentifier: 5239,
+                                    itunesItemID: 525463029, sourceAppID: 0, timestamp: 1_700_000_000_000)
+        let signRate = Self.measure(seconds: seconds, threads: 1) { _ in _ = try? signer.sign(impression) }
+        print(#"{"measure":"sign-impression-p256","threads":1,"per_second":\#(Int(signRate))}"#)
+        let legacy = try ECPrivateKey.generate(curve: .p192)
+        let legacyRate = Self.measure(seconds: seconds, threads: 1) { _ in _ = try? legacy.signature(for: p192[0]) }
+        print(#"{"measure":"sign-p192","threads":1,"per_second":\#(Int(legacyRate))}"#)
+    }
+
+    /// Runs `work` on `threads` threads for about `seconds` and returns calls per second.
+    static func measure(seconds: Double, threads: Int, _ work: @escaping @Sendable (Int) -> Void) -> Double {
+        // Warm up caches and lazy state before the clock starts.
+        for index in 0..<64 { work(index) }
+        let batch = 256
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
+        counts.initialize(repeating: 0)
+        defer { counts.deallocate() }
+        let box = CountBox(counts: counts)
+        let start = DispatchTime.now().uptimeNanoseconds
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var done = 0
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                for index in 0..<batch { work(done + index) }
+                done += batch
+            }
+            box.counts[thread] = done
+        }
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return Double(counts.reduce(0, +)) / elapsed
+    }
+
+    /// Each thread writes only its own slot; the sum is read after all threads finish.
+    private struct CountBox: @unchecked Sendable { let counts: UnsafeMutableBufferPointer<Int> }
+
+    static func simulatedAppleRing() throws -> KeyRing {
+        KeyRing(try ["p192", "p256"].map { name in
+            TrustedKey(name: "simulated-apple-\(name)", key: try KeyFiles.publicKey("Keys/test/simulated-apple-\(name)-public-key.pem"))
+        })
+    }
+
+    /// Distinct postbacks signed with the simulated Apple key for the version's curve, as JSON bytes.
+    static func signedPostbacks(version: PostbackVersion, count: Int) throws -> [[UInt8]] {
+        let key = try KeyFiles.privateKey("Keys/test/simulated-apple-\(version.curve == .p192 ? "p192" : "p256")-private-key.pem")
+        return try (0..<count).map { index in
+            var postback = Postback(
+                version: version, adNetworkID: "example123.skadnetwork",
+                campaignID: version < .v4_0 ? index % 100 + 1 : nil,
+                sourceIdentifier: version < .v4_0 ? nil : String(1000 + index % 9000),
+                appID: 525463029, transactionID: UUID().uuidString.lowercased(), redownload: index % 7 == 0,
+                sourceAppID: index % 3 == 0 ? nil : 1234567891, fidelityType: version >= .v2_2 ? 1 : nil,
+                didWin: version >= .v3_0 ? true : nil, postbackSequenceIndex: version >= .v4_0 ? index % 3 : nil,
+                conversionValue: index % 64)
+            postback.attributionSignature = Data(try key.signature(for: postback.signedString(version.layout).bytes)).base64EncodedString()
+            return Array(postback.json.utf8)
+        }
+    }
+}
+
+/// Writes a JSON-lines file of distinct signed postbacks for whole-command benchmarks.
+struct PostbackFileBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "postbacks",
+        abstract: "Write COUNT distinct postbacks signed with the simulated Apple key (Keys/test) as JSON lines.")
+
+    @Option(help: "How many postbacks.")
+    var count = 200_000
+
+    @Option(help: "Postback version (2.0 and 1.0 are P-192, later ones P-256).")
+    var version = "4.0"
+
+    @Option(help: "Output file.")
+    var out: String
+
+    func run() throws {
+        guard let version = PostbackVersion(rawValue: version) else { throw CLIError("unknown version \(version)") }
+        guard FileManager.default.createFile(atPath: out, contents: nil) else { throw CLIError("cannot write \(out)") }
+        guard let handle = FileHandle(forWritingAtPath: out) else { throw CLIError("cannot write \(out)") }
+        defer { try? handle.close() }
+        let chunk = 4096
+        var written = 0
+        while written < count {
+            let size = min(chunk, count - written)
+            let parts = Parallel.map(Array(0..<ProcessInfo.processInfo.activeProcessorCount)) { part -> [[UInt8]] in
+                let share = size / ProcessInfo.processInfo.activeProcessorCount + 1
+                return (try? CoreBench.signedPostbacks(version: version, count: share)) ?? []
+            }
+            let lines = parts.joined().prefix(size)
+            var data = Data()
+            for line in lines { data.append(contentsOf: line); data.append(0x0A) }
+            handle.write(data)
+            written += lines.count
+        }
+    }
+}
