@@ -21,8 +21,18 @@ struct CoreBench: ParsableCommand {
     @Option(help: "Seconds per measurement.")
     var seconds: Double = 3
 
+    @Flag(help: "Measure only parsing (for profiling the non-crypto share).")
+    var parseOnly = false
+
     func run() throws {
         let p256 = try Self.signedPostbacks(version: .v4_0, count: 256)
+        if parseOnly {
+            let rate = Self.measure(seconds: seconds, threads: 1) { index in
+                if case .failure = Postback.parse(p256[index % p256.count]) { fatalError("benchmark postback did not parse") }
+            }
+            print(#"{"measure":"parse-only","threads":1,"per_second":\#(Int(rate))}"#)
+            return
+        }
         let p192 = try Self.signedPostbacks(version: .v2_0, count: 256)
         let verifier = PostbackVerifier(keyRing: try Self.simulatedAppleRing())
         let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -34,6 +44,11 @@ struct CoreBench: ParsableCommand {
                 print(#"{"measure":"verify-\#(name)","threads":\#(threads),"per_second":\#(Int(rate))}"#)
             }
         }
+        // The share of the work that is not the curve arithmetic: JSON parsing and the signed string.
+        let parseRate = Self.measure(seconds: seconds / 2, threads: 1) { index in
+            if case .failure = Postback.parse(p256[index % p256.count]) { fatalError("benchmark postback did not parse") }
+        }
+        print(#"{"measure":"parse-only","threads":1,"per_second":\#(Int(parseRate))}"#)
         let networkKey = try ECPrivateKey.generate(curve: .p256)
         let signer = try ImpressionSigner(key: networkKey)
         let impression = Impression(version: .v4_0, adNetworkID: "example.skadnetwork", sourceIdentifier: 5239,

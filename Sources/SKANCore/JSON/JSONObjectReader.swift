@@ -20,15 +20,19 @@ public enum JSONObjectReader {
 
     /// Reads the members of the single JSON object that makes up `bytes`.
     public static func members(of bytes: some Collection<UInt8>) -> Result<[JSONMember], SyntaxError> {
-        let read = bytes.withContiguousStorageIfAvailable { buffer in
+        if let array = bytes as? [UInt8] { return members(of: array) }
+        return members(of: Array(bytes))
+    }
+
+    /// Reads the members of the single JSON object that makes up `bytes`.
+    public static func members(of bytes: [UInt8]) -> Result<[JSONMember], SyntaxError> {
+        bytes.withUnsafeBufferPointer { buffer in
             var cursor = Cursor(buffer)
-            return Result { try cursor.readTopLevelObject() }.mapError { $0 as! SyntaxError }
-        }
-        if let read { return read }
-        let copy = Array(bytes)
-        return copy.withUnsafeBufferPointer { buffer in
-            var cursor = Cursor(buffer)
-            return Result { try cursor.readTopLevelObject() }.mapError { $0 as! SyntaxError }
+            do throws(SyntaxError) {
+                return .success(try cursor.readTopLevelObject())
+            } catch {
+                return .failure(error)
+            }
         }
     }
 }
@@ -60,9 +64,10 @@ private struct Cursor {
         return "byte 0x\(String(byte, radix: 16, uppercase: true))"
     }
 
-    mutating func expect(_ byte: UInt8, _ what: String) throws(JSONObjectReader.SyntaxError) {
+    /// `what` is an autoclosure so that the message is built only when it is needed, not for every key.
+    mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(JSONObjectReader.SyntaxError) {
         skipWhitespace()
-        guard peek == byte else { throw fail("expected \(what), found \(describe(peek))") }
+        guard peek == byte else { throw fail("expected \(what()), found \(describe(peek))") }
         index += 1
     }
 
@@ -76,7 +81,9 @@ private struct Cursor {
         index += 1
         var members: [JSONMember] = []
         members.reserveCapacity(16)
-        var seen = Set<String>(minimumCapacity: 16)
+        // Duplicate keys: a linear scan is cheaper than hashing for a postback's dozen members; a set
+        // takes over for bodies with many keys so that a hostile one cannot make this quadratic.
+        var seen: Set<String>? = nil
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
             index += 1
@@ -86,7 +93,14 @@ private struct Cursor {
                 guard peek == UInt8(ascii: "\"") else { throw fail("expected a key string, found \(describe(peek))") }
                 let keyStart = index
                 let key = try readString()
-                guard seen.insert(key).inserted else {
+                let isDuplicate: Bool
+                if members.count < 32 {
+                    isDuplicate = members.contains { $0.key == key }
+                } else {
+                    if seen == nil { seen = Set(members.map(\.key)) }
+                    isDuplicate = !seen!.insert(key).inserted
+                }
+                if isDuplicate {
                     index = keyStart
                     throw fail("duplicate key \(JSONWriter.quoted(key))")
                 }
@@ -168,18 +182,22 @@ private struct Cursor {
     mutating func readString() throws(JSONObjectReader.SyntaxError) -> String {
         index += 1
         let start = index
-        // Fast path: no escapes, the common case for every postback field.
+        // Fast path: no escapes, the common case for every postback field. ASCII needs no validation;
+        // anything else goes through the standard library's UTF-8 validation.
+        var isASCII = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                guard let text = String(validating: slice, as: UTF8.self) else {
+                let decoded = isASCII ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+                guard let text = decoded else {
                     index = start
                     throw fail("invalid UTF-8 in a string")
                 }
                 index += 1
                 return text
             }
+            if byte >= 0x80 { isASCII = false }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("a raw control character (0x\(String(byte, radix: 16))) inside a string") }
             index += 1

@@ -7,6 +7,12 @@ extension Postback {
     /// JSON `null` is accepted only for the unsigned, optional values (`conversion-value`,
     /// `coarse-conversion-value`, `country-code`), where relays use it for "not sent".
     public static func parse(_ bytes: some Collection<UInt8>) -> Result<Postback, PostbackRejection> {
+        // One concrete path: generic code here would resolve type metadata at run time for every postback.
+        if let array = bytes as? [UInt8] { return parse(bytes: array) }
+        return parse(bytes: Array(bytes))
+    }
+
+    private static func parse(bytes: [UInt8]) -> Result<Postback, PostbackRejection> {
         switch JSONObjectReader.members(of: bytes) {
         case .failure(let error):
             return .failure(.malformed(MalformedPostback(
@@ -20,7 +26,7 @@ extension Postback {
     public static func parse(members: [JSONMember]) -> Result<Postback, PostbackRejection> {
         var reader = FieldReader()
         for member in members {
-            if let field = PostbackField.byKey[member.key] {
+            if let field = PostbackField(key: member.key) {
                 reader.values[field.index] = member.value
             } else {
                 reader.extras.append(member)
@@ -35,12 +41,27 @@ extension Postback {
 }
 
 extension PostbackField {
+    /// A dense ordinal for table lookups; a switch compiles to a jump table, where a dictionary would hash.
     fileprivate var index: Int {
-        // `allCases` order is fixed by the declaration; a table avoids a search per member.
-        Self.indexes[self]!
+        switch self {
+        case .version: 0
+        case .adNetworkID: 1
+        case .campaignID: 2
+        case .sourceIdentifier: 3
+        case .appID: 4
+        case .transactionID: 5
+        case .redownload: 6
+        case .sourceAppID: 7
+        case .sourceDomain: 8
+        case .fidelityType: 9
+        case .didWin: 10
+        case .postbackSequenceIndex: 11
+        case .conversionValue: 12
+        case .coarseConversionValue: 13
+        case .countryCode: 14
+        case .attributionSignature: 15
+        }
     }
-    private static let indexes: [PostbackField: Int] =
-        Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
 }
 
 private struct FieldReader {
@@ -108,11 +129,16 @@ private struct FieldReader {
         case .null? where nullable: return nil
         case .string(let text)?:
             if text.isEmpty { throw malformed(field, "\(field) must be a non-empty string, got \"\"") }
-            if text.unicodeScalars.contains("\u{2063}") {
-                throw malformed(field, "\(field) contains U+2063, the separator of the signed string, got \(JSONValue.string(text).described)")
-            }
-            if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                throw malformed(field, "\(field) contains a control character, got \(JSONValue.string(text).described)")
+            // One pass over the UTF-8 bytes: U+2063 is E2 81 A3; control characters are single bytes.
+            var previous: (UInt8, UInt8) = (0, 0)
+            for byte in text.utf8 {
+                if byte < 0x20 || byte == 0x7F {
+                    throw malformed(field, "\(field) contains a control character, got \(JSONValue.string(text).described)")
+                }
+                if byte == 0xA3 && previous == (0xE2, 0x81) {
+                    throw malformed(field, "\(field) contains U+2063, the separator of the signed string, got \(JSONValue.string(text).described)")
+                }
+                previous = (previous.1, byte)
             }
             return text
         case let other?:
@@ -121,23 +147,23 @@ private struct FieldReader {
     }
 
     func integer(_ field: PostbackField, _ range: ClosedRange<Int>, nullable: Bool = false) throws(PostbackRejection) -> Int? {
-        let expected = range.upperBound == Int.max ? "a non-negative integer" : "an integer \(range.lowerBound)...\(range.upperBound)"
+        // Built only on the error path: string work here would cost more than the parse itself.
+        func fail(_ got: String) -> PostbackRejection {
+            let expected = range.upperBound == Int.max ? "a non-negative integer" : "an integer \(range.lowerBound)...\(range.upperBound)"
+            return malformed(field, "\(field) must be \(expected), got \(got)")
+        }
         switch value(field) {
         case nil: return nil
         case .null? where nullable: return nil
         case .number(let text)?:
-            guard !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) else {
-                throw malformed(field, "\(field) must be \(expected), got \(text) (not an integer)")
+            guard !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else {
+                throw fail("\(text) (not an integer)")
             }
-            guard let number = Int(text) else {
-                throw malformed(field, "\(field) must be \(expected), got \(text.prefix(80)) (beyond 64 bits)")
-            }
-            guard range.contains(number) else {
-                throw malformed(field, "\(field) must be \(expected), got \(text)")
-            }
+            guard let number = Int(text) else { throw fail("\(text.prefix(80)) (beyond 64 bits)") }
+            guard range.contains(number) else { throw fail(text) }
             return number
         case let other?:
-            throw malformed(field, "\(field) must be \(expected), got \(other.described)")
+            throw fail(other.described)
         }
     }
 

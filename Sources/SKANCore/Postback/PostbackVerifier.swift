@@ -16,6 +16,11 @@ public struct PostbackVerifier: Sendable {
 
     /// Judges a postback from the bytes received.
     public func verify(_ bytes: some Collection<UInt8>) -> PostbackVerdict {
+        if let array = bytes as? [UInt8] { return verify(bytes: array) }
+        return verify(bytes: Array(bytes))
+    }
+
+    private func verify(bytes: [UInt8]) -> PostbackVerdict {
         switch Postback.parse(bytes) {
         case .success(let postback): verify(postback)
         case .failure(.malformed(let malformed)): .malformed(malformed)
@@ -27,6 +32,7 @@ public struct PostbackVerifier: Sendable {
     /// `postback` member holding the postback as sent, beside metadata such as the simulator's send time
     /// (`skan simulate` writes these) or a test vector's notes. The inner postback's bytes are judged as they are.
     public func verify(record bytes: some Collection<UInt8>) -> PostbackVerdict {
+        let bytes = bytes as? [UInt8] ?? Array(bytes)
         switch JSONObjectReader.members(of: bytes) {
         case .failure(let error):
             return .malformed(MalformedPostback(field: nil, reason: "the body is not a JSON object: \(error)"))
