@@ -1,12 +1,7 @@
 /// A postback version SKANKit knows how to verify.
-public enum PostbackVersion: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
-    case v1_0 = "1.0"
-    case v2_0 = "2.0"
-    case v2_1 = "2.1"
-    case v2_2 = "2.2"
-    case v3_0 = "3.0"
-    case v4_0 = "4.0"
+public typealias PostbackVersion = SKANVersion
 
+extension SKANVersion {
     /// The version a postback states: no `version` key means 1.0 (the first postbacks had none).
     /// An unknown version is `nil`, never guessed.
     public init?(wire: String?) {
@@ -14,10 +9,10 @@ public enum PostbackVersion: String, Sendable, Hashable, CaseIterable, Comparabl
         self.init(rawValue: wire)
     }
 
-    /// Apple's key curve for this version: P-192 for 1.0 and 2.0, P-256 from 2.1 (spec §4).
+    /// Apple's key curve for postbacks of this version: P-192 for 1.0 and 2.0, P-256 from 2.1 (spec §4).
     public var curve: ECCurve { self <= .v2_0 ? .p192 : .p256 }
 
-    /// The field order Apple signs for this version (spec §3.2).
+    /// The field order Apple signs for postbacks of this version (spec §3.2).
     public var layout: PostbackLayout {
         switch self {
         case .v1_0: .v1_0
@@ -38,10 +33,4 @@ public enum PostbackVersion: String, Sendable, Hashable, CaseIterable, Comparabl
         if self >= .v4_0 { fields.append(.postbackSequenceIndex) }
         return fields
     }
-
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-
-    public var description: String { rawValue }
 }
