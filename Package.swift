@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -32,10 +33,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "SKANReports",
+            dependencies: [
+                "SKANCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "CSV", package: "CSV.swift"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "skan",
             dependencies: [
                 "SKANCore",
+                "SKANReports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
             ],

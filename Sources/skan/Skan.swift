@@ -15,6 +15,8 @@ struct Skan: ParsableCommand {
             SignCommand.self,
             VerifyImpressionCommand.self,
             KeygenCommand.self,
+            ReportCommand.self,
+            ExportCommand.self,
             BenchCommand.self,
         ]
     )

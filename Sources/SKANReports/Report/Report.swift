@@ -1,0 +1,65 @@
+/// One row of a report: the group's values and its counts.
+public struct ReportRow: Sendable, Hashable {
+    /// The grouping values, one per ``ReportRequest/fields`` entry; `nil` where the postbacks have no value.
+    public var keys: [String?]
+    /// Postbacks in the group.
+    public var postbacks = 0
+    /// Attributed installs: winning first postbacks (did-win true or absent before 3.0, window 0 or absent).
+    public var installs = 0
+    /// Attributed installs flagged as redownloads.
+    public var redownloads = 0
+    /// Non-winning postbacks (did-win false, 3.0 and later).
+    public var nonWinning = 0
+    /// Postbacks carrying neither a fine nor a coarse value. Null is not zero: 0 is a value the app set.
+    public var nullValues = 0
+    /// With a schema: decoded event counts by event name.
+    public var events: [String: Int] = [:]
+    /// With a schema: the sum of the revenue ranges of the decoded values.
+    public var revenueLow = 0.0
+    public var revenueHigh = 0.0
+
+    /// Null values as a share of postbacks.
+    public var nullRate: Double { postbacks == 0 ? 0 : Double(nullValues) / Double(postbacks) }
+}
+
+/// A finished report: the request, its rows in key order, and how to print them.
+public struct Report: Sendable, Hashable {
+    public let request: ReportRequest
+    public let rows: [ReportRow]
+    /// Event names of the schema, in column order.
+    public let eventNames: [String]
+
+    /// The column names.
+    public var header: [String] {
+        var columns = request.fields.map(\.column)
+        columns += ["postbacks", "installs", "redownloads", "non_winning", "null_values", "null_rate"]
+        if request.schema != nil {
+            columns += eventNames.map { "event_\($0)" }
+            columns += ["revenue_low", "revenue_high", "revenue_mid"]
+        }
+        return columns
+    }
+
+    /// One row as text cells in ``header`` order; an absent key is the empty cell.
+    public func cells(_ row: ReportRow) -> [String] {
+        var cells = row.keys.map { $0 ?? "" }
+        cells += [String(row.postbacks), String(row.installs), String(row.redownloads), String(row.nonWinning),
+                  String(row.nullValues), Self.decimal(row.nullRate, places: 4)]
+        if request.schema != nil {
+            cells += eventNames.map { String(row.events[$0] ?? 0) }
+            cells += [Self.decimal(row.revenueLow, places: 2), Self.decimal(row.revenueHigh, places: 2),
+                      Self.decimal((row.revenueLow + row.revenueHigh) / 2, places: 2)]
+        }
+        return cells
+    }
+
+    /// Fixed decimals, so that golden files do not depend on how a platform prints doubles.
+    static func decimal(_ value: Double, places: Int) -> String {
+        let scale = Double((0..<places).reduce(1) { result, _ in result * 10 })
+        let scaled = (value * scale).rounded()
+        let whole = Int(scaled) / Int(scale)
+        let fraction = abs(Int(scaled) % Int(scale))
+        let digits = String(fraction)
+        return "\(whole).\(String(repeating: "0", count: places - digits.count))\(digits)"
+    }
+}

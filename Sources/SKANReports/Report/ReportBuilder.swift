@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+import SKANCore
+
+/// Builds reports from the collector's SQLite database.
+///
+/// The grouping and counting run inside SQLite as one `GROUP BY` query, so a report costs what the same query
+/// costs in the `sqlite3` shell; Swift only decodes values through the schema and formats the rows.
+public enum ReportBuilder {
+    /// Opens the database read-only, so that a report can run beside a live collector.
+    public static func open(_ path: String) throws(ReportError) -> DatabaseQueue {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ReportError(.database, "--db: no database at \(path)")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let hasTable = try queue.read { db in try db.tableExists("postbacks") }
+            guard hasTable else {
+                throw ReportError(.database, "--db: \(path) has no postbacks table; is it a SKANKit collector database?")
+            }
+            return queue
+        } catch let error as ReportError {
+            throw error
+        } catch {
+            throw ReportError(.database, "--db: cannot read \(path): \(error)")
+        }
+    }
+
+    /// Runs a report.
+    public static func run(_ request: ReportRequest, on database: DatabaseQueue) throws(ReportError) -> Report {
+        let decode = request.schema != nil
+        var select = request.fields.map { $0.sql(day: request.day) }
+        if decode { select += ["conversion_value", "coarse_conversion_value"] }
+        let groups = select.isEmpty ? "" : "GROUP BY " + (1...select.count).map(String.init).joined(separator: ", ")
+        let order = request.fields.isEmpty ? "" : "ORDER BY " + (1...request.fields.count).map(String.init).joined(separator: ", ")
+        var conditions: [String] = []
+        var arguments: [String] = []
+        let day = ReportField.day.sql(day: request.day)
+        if let from = request.from { conditions.append("\(day) >= ?"); arguments.append(from) }
+        if let to = request.to { conditions.append("\(day) <= ?"); arguments.append(to) }
+        let sql = """
+            SELECT \((select + Self.counts).joined(separator: ", "))
+            FROM postbacks \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            \(groups) \(order)
+            """
+        let keyCount = request.fields.count
+        var rows: [ReportRow] = []
+        do {
+            try database.read { db in
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+                while let row = try cursor.next() {
+                    let keys = (0..<keyCount).map { Self.text(row[$0]) }
+                    var counts = ReportRow(keys: keys)
+                    let base = select.count
+                    counts.postbacks = row[base]
+                    counts.installs = row[base + 1]
+                    counts.redownloads = row[base + 2]
+                    counts.nonWinning = row[base + 3]
+                    counts.nullValues = row[base + 4]
+                    if decode, let schema = request.schema {
+                        let fine: Int? = row[keyCount]
+                        let coarseText: String? = row[keyCount + 1]
+                        let coarse = coarseText.flatMap { CoarseValue(rawValue: $0) }
+                        for event in schema.events(conversionValue: fine, coarseValue: coarse) {
+                            counts.events[event.name, default: 0] += event.count * counts.postbacks
+                            counts.revenueLow += event.revenueLow * Double(counts.postbacks)
+                            counts.revenueHigh += event.revenueHigh * Double(counts.postbacks)
+                        }
+                    }
+                    // With a schema the query also split groups by value; fold those back into the asked-for keys.
+                    if decode, let last = rows.last, last.keys == keys {
+                        rows[rows.count - 1] = Self.merge(last, counts)
+                    } else {
+                        rows.append(counts)
+                    }
+                }
+            }
+        } catch {
+            throw ReportError(.database, "the report query failed: \(error)")
+        }
+        return Report(request: request, rows: rows, eventNames: request.schema?.eventNames ?? [])
+    }
+
+    /// Counts as integers (`SUM` of 0/1; `COALESCE` because `SUM` over no rows is NULL).
+    static let counts = [
+        "COUNT(*)",
+        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0), 0)",
+        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND redownload = 1), 0)",
+        "COALESCE(SUM(did_win = 0), 0)",
+        "COALESCE(SUM(conversion_value IS NULL AND coarse_conversion_value IS NULL), 0)",
+    ]
+
+    static func merge(_ a: ReportRow, _ b: ReportRow) -> ReportRow {
+        var merged = a
+        merged.postbacks += b.postbacks
+        merged.installs += b.installs
+        merged.redownloads += b.redownloads
+        merged.nonWinning += b.nonWinning
+        merged.nullValues += b.nullValues
+        merged.events.merge(b.events, uniquingKeysWith: +)
+        merged.revenueLow += b.revenueLow
+        merged.revenueHigh += b.revenueHigh
+        return merged
+    }
+
+    static func text(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .null: nil
+        case .int64(let number): String(number)
+        case .double(let number): String(number)
+        case .string(let string): string
+        case .blob(let data): String(decoding: data, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// A dimension a report can group by (`skan report --by ad-network,day`).
+public enum ReportField: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case adNetwork = "ad-network"
+    case app
+    /// The campaign id (≤3.0) or the source identifier (4.0), as sent.
+    case campaign
+    /// The source app's App Store id, or the web source domain.
+    case source
+    case version
+    case fidelity
+    case didWin = "did-win"
+    case redownload
+    /// The 4.0 postback window (`postback-sequence-index`); empty before 4.0.
+    case window
+    /// How many digits of the source identifier survived the privacy tier (2, 3 or 4); empty before 4.0.
+    case tier
+    case conversionValue = "conversion-value"
+    case coarseValue = "coarse-value"
+    /// The arrival day, or the estimated install day with `--date install`.
+    case day
+
+    /// Reads a comma-separated `--by` list, naming an unknown field and the ones that exist.
+    public static func list(_ text: String) throws(ReportError) -> [ReportField] {
+        var fields: [ReportField] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let name = part.trimmingCharacters(in: .whitespaces)
+            guard let field = ReportField(rawValue: name) else {
+                throw ReportError(.unknownField, "--by: unknown field \"\(name)\"; fields are \(allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            if !fields.contains(field) { fields.append(field) }
+        }
+        return fields
+    }
+
+    /// The CSV header of the column.
+    public var column: String {
+        switch self {
+        case .adNetwork: "ad_network_id"
+        case .app: "app_id"
+        case .campaign: "campaign"
+        case .source: "source"
+        case .version: "version"
+        case .fidelity: "fidelity_type"
+        case .didWin: "did_win"
+        case .redownload: "redownload"
+        case .window: "postback_window"
+        case .tier: "source_identifier_digits"
+        case .conversionValue: "conversion_value"
+        case .coarseValue: "coarse_value"
+        case .day: "day"
+        }
+    }
+
+    /// The SQL expression over the `postbacks` table; booleans come out as `true`/`false` text.
+    func sql(day: DayBasis) -> String {
+        switch self {
+        case .adNetwork: "ad_network_id"
+        case .app: "app_id"
+        case .campaign: "COALESCE(CAST(campaign_id AS TEXT), source_identifier)"
+        case .source: "COALESCE(CAST(source_app_id AS TEXT), source_domain)"
+        case .version: "version"
+        case .fidelity: "fidelity_type"
+        case .didWin: "CASE did_win WHEN 1 THEN 'true' WHEN 0 THEN 'false' END"
+        case .redownload: "CASE redownload WHEN 1 THEN 'true' WHEN 0 THEN 'false' END"
+        case .window: "postback_sequence_index"
+        case .tier: "length(source_identifier)"
+        case .conversionValue: "conversion_value"
+        case .coarseValue: "coarse_conversion_value"
+        case .day: day.sql
+        }
+    }
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import SKANReports
+
+/// `skan report`: counts of stored postbacks, grouped the way campaign managers read them.
+struct ReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Count stored postbacks by campaign, source, day, value ... as CSV, a table or JSON.",
+        discussion: """
+            Fields for --by: \(ReportField.allCases.map(\.rawValue).joined(separator: ", ")).
+            Counts: postbacks, installs (winning first postbacks), redownloads (among those installs), non_winning, \
+            null_values and null_rate (postbacks with no fine or coarse value: null is not zero). With --schema, \
+            decoded event counts and revenue low/high/mid. --date install moves each postback to its estimated \
+            install day (arrival minus the device's typical delays; see the README).
+            """
+    )
+
+    @Option(help: "The collector's SQLite database.")
+    var db = "skan.sqlite"
+
+    @Option(help: "Comma-separated fields to group by, e.g. ad-network,campaign,day.")
+    var by: String?
+
+    @Option(help: "First day included, YYYY-MM-DD (UTC).")
+    var from: String?
+
+    @Option(help: "Last day included, YYYY-MM-DD (UTC).")
+    var to: String?
+
+    @Option(help: "Which day a postback counts on: arrival or install (estimated).")
+    var date: String = DayBasis.arrival.rawValue
+
+    @Option(help: "Conversion value schema CSV (conversion_value|coarse_value,event_name,event_count,revenue_low,revenue_high).")
+    var schema: String?
+
+    @Option(help: "Output format: csv, table or json.")
+    var format: String = OutputFormat.table.rawValue
+
+    @Option(help: "Write to this file instead of standard output.")
+    var out: String?
+
+    func run() throws {
+        do throws(ReportError) {
+            guard let basis = DayBasis(rawValue: date) else {
+                throw ReportError(.invalidDate, "--date must be arrival or install, got \"\(date)\"")
+            }
+            guard let outputFormat = OutputFormat(rawValue: format) else {
+                throw ReportError(.output, "--format must be csv, table or json, got \"\(format)\"")
+            }
+            let fields = try by.map { text throws(ReportError) in try ReportField.list(text) } ?? []
+            var conversionSchema: ConversionSchema?
+            if let schema {
+                guard let text = try? String(contentsOfFile: schema, encoding: .utf8) else {
+                    throw ReportError(.invalidSchema, "--schema: cannot read \(schema)")
+                }
+                conversionSchema = try ConversionSchema(csv: text, source: schema)
+            }
+            let request = try ReportRequest(fields: fields, from: from, to: to, day: basis, schema: conversionSchema)
+            let report = try ReportBuilder.run(request, on: try ReportBuilder.open(db))
+            let stream = try out.map { path throws(ReportError) in try BufferedOutputStream(path: path) } ?? BufferedOutputStream(descriptor: STDOUT_FILENO)
+            defer { stream.close() }
+            try TableWriter(format: outputFormat, stream: stream).write(header: report.header, rows: report.rows.map(report.cells))
+        } catch {
+            throw CLIError(error.reason)
+        }
+    }
+}
+
+/// `skan export`: every stored (or refused) postback, one row each.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export every stored postback (or, with --rejected, every refused one) as CSV or JSON lines.",
+        discussion: "Streams row by row: memory stays flat however large the database."
+    )
+
+    @Option(help: "The collector's SQLite database.")
+    var db = "skan.sqlite"
+
+    @Flag(help: "Export the refused postbacks (rejected_postbacks) instead.")
+    var rejected = false
+
+    @Option(help: "csv or jsonl.")
+    var format: String = Exporter.Format.csv.rawValue
+
+    @Option(help: "Write to this file instead of standard output.")
+    var out: String?
+
+    func run() throws {
+        do throws(ReportError) {
+            guard let exportFormat = Exporter.Format(rawValue: format) else {
+                throw ReportError(.output, "--format must be csv or jsonl, got \"\(format)\"")
+            }
+            let database = try ReportBuilder.open(db)
+            let stream = try out.map { path throws(ReportError) in try BufferedOutputStream(path: path) } ?? BufferedOutputStream(descriptor: STDOUT_FILENO)
+            defer { stream.close() }
+            try Exporter.export(from: database, rejected: rejected, format: exportFormat, to: stream)
+        } catch {
+            throw CLIError(error.reason)
+        }
+    }
+}
