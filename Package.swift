@@ -58,6 +58,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SKANReportsTests",
+            dependencies: ["SKANReports", "SKANCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SkanCLITests",
             dependencies: ["skan", "SKANCore"],
             swiftSettings: strict
