@@ -60,7 +60,7 @@ struct SimulateCommand: ParsableCommand {
         let summary: SimulationSummary
         do {
             summary = try simulation.run(progress: { progress.add($0) }) { record in
-                try writer?.write(record.envelopeLine)
+                try writer?.write(record)
                 if record.recipient == .adNetwork { try delivery?.enqueue(record) }
             }
             try writer?.close()

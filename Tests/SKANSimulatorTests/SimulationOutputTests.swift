@@ -95,3 +95,31 @@ struct SimulationOutputTests {
         }
     }
 }
+
+@Suite("Byte writers")
+struct ByteWriterTests {
+    @Test("postback bytes are exactly the core's wire JSON", arguments: Fixtures.sampleNames)
+    func postbackBytesMatchCore(name: String) throws {
+        let setup = try Fixtures.setup(name)
+        var compared = 0
+        for outcome in Simulation(setup: setup, seed: 9, devices: 300).outcomes(ofChunk: 0) {
+            for planned in outcome.postbacks {
+                var postback = planned.postback
+                postback.attributionSignature = "MEUCIQ+/="
+                var bytes: [UInt8] = []
+                PostbackBytes.append(postback, to: &bytes)
+                #expect(bytes == Array(postback.json.utf8))
+                compared += 1
+            }
+        }
+        #expect(compared > 0)
+    }
+
+    @Test("send times print as ISO 8601 with milliseconds", arguments: [Int64(0), 1_772_577_392_274, 951_782_400_999, -1])
+    func iso8601(time: Int64) {
+        var bytes: [UInt8] = []
+        SimulatedTime.appendISO8601(time, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == SimulatedTime.iso8601(time))
+        if time >= 0 { #expect(SimulatedTime.parse(SimulatedTime.iso8601(time)) == time) }
+    }
+}

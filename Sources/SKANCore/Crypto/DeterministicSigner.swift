@@ -58,16 +58,13 @@ public final class DeterministicSigner: @unchecked Sendable {
         BN_CTX_start(context)
         defer { BN_CTX_end(context) }
         guard let e = BN_CTX_get(context), let k = BN_CTX_get(context), let x = BN_CTX_get(context),
-              let kInverse = BN_CTX_get(context), let exponent = BN_CTX_get(context), let sum = BN_CTX_get(context),
+              let kInverse = BN_CTX_get(context), let sum = BN_CTX_get(context),
               let point = EC_POINT_new(group) else {
             throw SKANError(.cryptoFailure, "OpenSSL is out of memory")
         }
         defer { EC_POINT_free(point) }
         _ = BN_bin2bn(digest, Int32(digestBytes), e)
         _ = BN_nnmod(e, e, order, context)
-        // n - 2: the exponent that inverts k by Fermat in constant time.
-        _ = BN_copy(exponent, order)
-        _ = BN_sub_word(exponent, 2)
         for counter in UInt8(0)...UInt8(255) {
             var input = digest
             input.append(counter)
@@ -84,8 +81,9 @@ public final class DeterministicSigner: @unchecked Sendable {
                 throw SKANError(.cryptoFailure, "OpenSSL could not multiply on \(curve)")
             }
             if BN_is_zero(r) == 1 { continue }
+            // OpenSSL takes the branch-free inversion for a k flagged constant-time.
             BN_set_flags(k, BN_FLG_CONSTTIME)
-            guard BN_mod_exp_mont_consttime(kInverse, k, exponent, order, context, nil) == 1,
+            guard BN_mod_inverse(kInverse, k, order, context) != nil,
                   BN_mod_mul(sum, r, privateScalar, order, context) == 1,
                   BN_mod_add(sum, sum, e, order, context) == 1,
                   BN_mod_mul(s, kInverse, sum, order, context) == 1 else {

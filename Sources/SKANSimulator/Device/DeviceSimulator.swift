@@ -187,7 +187,18 @@ public struct DeviceSimulator: Sendable {
     }
 
     private func transactionID(_ random: inout SeededRandom) -> String {
-        random.uuid().uuidString.lowercased()
+        // Lowercase hex straight from the generator's UUID bytes: the same text as `uuidString.lowercased()`.
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        withUnsafeBytes(of: random.uuid().uuid) { bytes in
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+                text.append(hex[Int(byte >> 4)])
+                text.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Versions 1.0–3.0: one winning postback when the timer runs out, plus non-winning ones from 3.0.

@@ -20,12 +20,22 @@ public struct SimulatedRecord: Sendable, Hashable {
     /// The JSON line of `--out`: an envelope `skan verify` reads, metadata beside the postback, never inside it.
     public var envelopeLine: [UInt8] {
         var line: [UInt8] = []
-        line.reserveCapacity(postback.count + 160)
-        line += Array("{\"send-at\":\"\(SimulatedTime.iso8601(sendAt))\",\"send-at-ms\":\(sendAt),\"destination\":".utf8)
-        line += Array(SKANJSON.quoted(destination).utf8)
-        line += Array(",\"recipient\":\"\(recipient.rawValue)\",\"postback\":".utf8)
-        line += postback
-        line += Array("}\n".utf8)
+        appendEnvelopeLine(to: &line)
         return line
+    }
+
+    /// Appends ``envelopeLine`` to a buffer without building strings (it runs for every output line).
+    public func appendEnvelopeLine(to line: inout [UInt8]) {
+        line += #"{"send-at":""#.utf8
+        SimulatedTime.appendISO8601(sendAt, to: &line)
+        line += #"","send-at-ms":"#.utf8
+        PostbackBytes.appendInteger(sendAt, to: &line)
+        line += #","destination":"#.utf8
+        PostbackBytes.appendQuoted(destination, to: &line)
+        line += #","recipient":""#.utf8
+        line += recipient.rawValue.utf8
+        line += #"","postback":"#.utf8
+        line += postback
+        line += "}\n".utf8
     }
 }

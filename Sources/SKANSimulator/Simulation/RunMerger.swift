@@ -1,4 +1,5 @@
 import Foundation
+import SKANCore
 
 /// Sorted runs of encoded records (one per chunk of devices), merged into one stream in send-time order.
 ///
@@ -11,12 +12,15 @@ struct RunMerger {
     struct Encoder {
         private(set) var bytes: [UInt8] = []
 
-        mutating func append(sendAt: Int64, destination: Int, developerCopy: Bool, json: some Collection<UInt8>) {
+        mutating func append(sendAt: Int64, destination: Int, developerCopy: Bool, postback: Postback) {
             withUnsafeBytes(of: sendAt.littleEndian) { bytes += $0 }
             withUnsafeBytes(of: UInt16(destination).littleEndian) { bytes += $0 }
             bytes.append(developerCopy ? 1 : 0)
-            withUnsafeBytes(of: UInt32(json.count).littleEndian) { bytes += $0 }
-            bytes += json
+            let lengthAt = bytes.count
+            bytes += [0, 0, 0, 0]
+            PostbackBytes.append(postback, to: &bytes)
+            let length = UInt32(bytes.count - lengthAt - 4)
+            for index in 0..<4 { bytes[lengthAt + index] = UInt8(truncatingIfNeeded: length >> (8 * index)) }
         }
     }
 

@@ -18,6 +18,22 @@ public enum SimulatedTime {
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(dayOfMonth, 2))T\(pad(hours, 2)):\(pad(minutes, 2)):\(pad(seconds, 2)).\(pad(millis, 3))Z"
     }
 
+    /// Appends ``iso8601(_:)`` as UTF-8 without building a string.
+    public static func appendISO8601(_ milliseconds: Int64, to out: inout [UInt8]) {
+        let days = floorDivide(milliseconds, day)
+        let inDay = milliseconds - days * day
+        let (year, month, dayOfMonth) = civil(fromDays: days)
+        let parts: [(Int64, Int, UInt8)] = [
+            (year, 4, UInt8(ascii: "-")), (month, 2, UInt8(ascii: "-")), (dayOfMonth, 2, UInt8(ascii: "T")),
+            (inDay / hour, 2, UInt8(ascii: ":")), (inDay / 60_000 % 60, 2, UInt8(ascii: ":")),
+            (inDay / 1000 % 60, 2, UInt8(ascii: ".")), (inDay % 1000, 3, UInt8(ascii: "Z")),
+        ]
+        for (value, width, separator) in parts {
+            PostbackBytes.appendPadded(value, width: width, to: &out)
+            out.append(separator)
+        }
+    }
+
     /// Reads `2026-03-02`, `2026-03-02T14:05:09Z` or `2026-03-02T14:05:09.123Z` (UTC only).
     public static func parse(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)

@@ -61,7 +61,7 @@ public struct Simulation: Sendable {
             }
             postback.attributionSignature = Data(signature).base64EncodedString()
             encoder.append(sendAt: planned[index].sendAt, destination: planned[index].network,
-                           developerCopy: planned[index].developerCopy, json: postback.json.utf8)
+                           developerCopy: planned[index].developerCopy, postback: postback)
         }
         return (encoder.bytes, summary)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SKANSimulator
 
 /// Writes output lines to a file or standard output through a buffer, so a million lines cost few system calls.
 struct LineWriter {
@@ -21,8 +22,8 @@ struct LineWriter {
         buffer.reserveCapacity(1 << 20)
     }
 
-    mutating func write(_ line: [UInt8]) throws {
-        buffer += line
+    mutating func write(_ record: SimulatedRecord) throws {
+        record.appendEnvelopeLine(to: &buffer)
         if buffer.count >= 1 << 20 { try flush() }
     }
 
