@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "skan", targets: ["skan"]),
         .library(name: "SKANCore", targets: ["SKANCore"]),
+        .library(name: "SKANSimulator", targets: ["SKANSimulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -34,6 +35,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SKANSimulator",
+            dependencies: ["SKANCore"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "SKANReports",
             dependencies: [
                 "SKANCore",
@@ -46,6 +52,7 @@ let package = Package(
             name: "skan",
             dependencies: [
                 "SKANCore",
+                "SKANSimulator",
                 "SKANReports",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
@@ -55,6 +62,11 @@ let package = Package(
         .testTarget(
             name: "SKANCoreTests",
             dependencies: ["SKANCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SKANSimulatorTests",
+            dependencies: ["SKANSimulator", "SKANCore"],
             swiftSettings: strict
         ),
         .testTarget(

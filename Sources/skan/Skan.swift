@@ -15,6 +15,7 @@ struct Skan: ParsableCommand {
             SignCommand.self,
             VerifyImpressionCommand.self,
             KeygenCommand.self,
+            SimulateCommand.self,
             ReportCommand.self,
             ExportCommand.self,
             BenchCommand.self,

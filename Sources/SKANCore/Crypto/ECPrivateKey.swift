@@ -10,7 +10,7 @@ public struct ECPrivateKey: Sendable {
     }
 
     let backend: Backend
-    private let openSSL: OpenSSLKey
+    let openSSL: OpenSSLKey
 
     /// The matching public key.
     public let publicKey: ECPublicKey

@@ -1,0 +1,89 @@
+import Foundation
+import SKANCore
+
+/// A campaign ready to run: keys loaded, each placement's impressions signed by its network and checked once
+/// by the device rules, postbacks' destinations resolved.
+public struct CampaignSetup: Sendable {
+    /// The campaign as written.
+    public let campaign: Campaign
+    /// Signs postbacks 2.1 and later.
+    let appleP256: DeterministicSigner
+    /// Signs postbacks 1.0 and 2.0.
+    let appleP192: DeterministicSigner
+    /// The public halves, for callers that build a key ring trusting the simulated Apple.
+    public let applePublicKeys: [ECPublicKey]
+    /// Per placement: the impressions devices are shown.
+    let pools: [ImpressionPool]
+    /// Cumulative placement weights, for drawing which ad a device sees.
+    let cumulativeWeights: [Double]
+    /// Index of each placement's network in `campaign.adNetworks`.
+    let networkOfAd: [Int]
+    /// Every destination, by index: the networks' postback URLs, then the developer copy URL if any.
+    public let destinations: [String]
+    /// The index in ``destinations`` of the developer copy URL.
+    let developerCopyDestination: Int?
+
+    /// Loads keys through `readFile` (a path as the campaign writes it → PEM text) and prepares the pools.
+    public init(campaign: Campaign, readFile: (String) throws(SimulatorError) -> String) throws(SimulatorError) {
+        self.campaign = campaign
+        func privateKey(_ path: String, _ role: String, curve: ECCurve) throws(SimulatorError) -> ECPrivateKey {
+            let pem = try readFile(path)
+            let key: ECPrivateKey
+            do throws(SKANError) { key = try ECPrivateKey(pem: pem, source: path) } catch {
+                throw SimulatorError(.invalidKey, "\(role): \(error.reason)")
+            }
+            guard key.curve == curve else { throw SimulatorError(.invalidKey, "\(role) \(path): the key is \(key.curve), expected \(curve)") }
+            return key
+        }
+        let p256 = try privateKey(campaign.appleKeys.p256, "$.apple-keys.p256", curve: .p256)
+        let p192 = try privateKey(campaign.appleKeys.p192, "$.apple-keys.p192", curve: .p192)
+        do throws(SKANError) {
+            appleP256 = try DeterministicSigner(key: p256)
+            appleP192 = try DeterministicSigner(key: p192)
+        } catch {
+            throw SimulatorError(.invalidKey, error.reason)
+        }
+        applePublicKeys = [p256.publicKey, p192.publicKey]
+        var signers: [ECPrivateKey] = []
+        var verifiers: [ImpressionVerifier] = []
+        for (index, network) in campaign.adNetworks.enumerated() {
+            let key = try privateKey(network.privateKey, "$.ad-networks[\(index)].private-key", curve: .p256)
+            let publicText = try readFile(network.publicKey)
+            let publicKey: ECPublicKey
+            do throws(SKANError) { publicKey = try ECPublicKey(text: publicText, source: network.publicKey) } catch {
+                throw SimulatorError(.invalidKey, "$.ad-networks[\(index)].public-key: \(error.reason)")
+            }
+            signers.append(key)
+            verifiers.append(ImpressionVerifier(publicKey: publicKey))
+        }
+        let networkIndex = Dictionary(uniqueKeysWithValues: campaign.adNetworks.enumerated().map { ($1.id, $0) })
+        networkOfAd = campaign.ads.map { networkIndex[$0.network]! }
+        // The pools come from their own stream of the seed-independent generator: they are part of the campaign,
+        // and impression signatures never reach the output.
+        var random = SeededRandom(seed: 0x1A9_5EED)
+        var pools: [ImpressionPool] = []
+        for (index, ad) in campaign.ads.enumerated() {
+            let network = networkOfAd[index]
+            pools.append(try ImpressionPool(
+                ad: ad, adIndex: index, campaign: campaign, networkID: campaign.adNetworks[network].id,
+                key: signers[network], verifier: verifiers[network], random: &random))
+        }
+        self.pools = pools
+        var total = 0.0
+        cumulativeWeights = campaign.ads.map { total += $0.weight; return total }
+        if total <= 0 { throw SimulatorError(.invalidCampaign, "$.ads: expected at least one ad with a weight above 0") }
+        var destinations = campaign.adNetworks.map(\.postbackURL)
+        if let endpoint = campaign.advertisedApp.reportEndpoint, let url = DeveloperCopy.url(forEndpoint: endpoint) {
+            developerCopyDestination = destinations.count
+            destinations.append(url)
+        } else {
+            developerCopyDestination = nil
+        }
+        self.destinations = destinations
+    }
+
+    /// The simulated Apple signer for a postback version: P-192 for 1.0 and 2.0, P-256 from 2.1.
+    func appleSigner(for version: PostbackVersion) -> DeterministicSigner {
+        version.curve == .p192 ? appleP192 : appleP256
+    }
+}

@@ -1,0 +1,93 @@
+import SKANCore
+
+/// The three conversion windows of SKAdNetwork 4.0 on a device (spec §6.1, §6.3): fine values only in the
+/// first, coarse values in all, values free to go down, `lockWindow` ending a window at once.
+public struct ConversionWindows: Sendable, Hashable {
+    /// Window ends after first launch: 2, 7 and 35 days.
+    public static let ends: [Int64] = [2 * SimulatedTime.day, 7 * SimulatedTime.day, 35 * SimulatedTime.day]
+    /// Window starts after first launch.
+    public static let starts: [Int64] = [0, 2 * SimulatedTime.day, 7 * SimulatedTime.day]
+    /// The random send delay after a window closes: 24–48 h for the first, 24–144 h for the others.
+    public static let delays: [ClosedRange<Int64>] = [
+        24 * SimulatedTime.hour...48 * SimulatedTime.hour,
+        24 * SimulatedTime.hour...144 * SimulatedTime.hour,
+        24 * SimulatedTime.hour...144 * SimulatedTime.hour,
+    ]
+
+    /// What one window reports when it closes.
+    public struct Snapshot: Sendable, Hashable {
+        /// The fine value (first window only).
+        public var fine: Int?
+        /// The coarse value.
+        public var coarse: CoarseValue?
+        /// When the postback was prepared: the window's end or the lock.
+        public var preparedAt: Int64
+        /// Whether the app locked the window.
+        public var locked: Bool
+    }
+
+    /// What became of an update call.
+    public enum Outcome: Sendable, Hashable {
+        case accepted
+        /// The fine value was dropped because the first window is over; the coarse part, if any, applied.
+        case fineIgnored
+        /// The window is locked or all windows are over.
+        case closed
+        /// Fine value outside 0...63: an error, nothing changes.
+        case outOfRange
+    }
+
+    /// First launch, from which windows are measured.
+    public let firstLaunch: Int64
+    private var fine: Int?
+    private var coarse: CoarseValue?
+    private let coarseCarriesOver: Bool
+    /// Closed windows, in order.
+    public private(set) var snapshots: [Snapshot] = []
+
+    /// Windows for an app first launched at `firstLaunch`.
+    public init(firstLaunch: Int64, coarseCarriesOver: Bool = true) {
+        self.firstLaunch = firstLaunch
+        self.coarseCarriesOver = coarseCarriesOver
+    }
+
+    /// The window open at `time`, if any.
+    public func window(at time: Int64) -> Int? {
+        let since = time - firstLaunch
+        guard since >= 0 else { return nil }
+        return Self.ends.firstIndex { since < $0 }
+    }
+
+    /// Closes every window that ended before `time`.
+    public mutating func advance(to time: Int64) {
+        while snapshots.count < 3, firstLaunch + Self.ends[snapshots.count] <= time {
+            close(at: firstLaunch + Self.ends[snapshots.count], locked: false)
+        }
+    }
+
+    private mutating func close(at time: Int64, locked: Bool) {
+        snapshots.append(Snapshot(fine: snapshots.isEmpty ? fine : nil, coarse: coarse, preparedAt: time, locked: locked))
+        if !coarseCarriesOver { coarse = nil }
+    }
+
+    /// `updatePostbackConversionValue(_:coarseValue:lockWindow:)`; pass `nil` for a part the app does not set.
+    @discardableResult
+    public mutating func update(fine newFine: Int?, coarse newCoarse: CoarseValue?, lock: Bool, at time: Int64) -> Outcome {
+        advance(to: time)
+        if let newFine, !(0...63).contains(newFine) { return .outOfRange }
+        guard let window = window(at: time), window == snapshots.count else { return .closed }
+        var outcome = Outcome.accepted
+        if let newFine {
+            if window == 0 { fine = newFine } else { outcome = .fineIgnored }
+        }
+        if let newCoarse { coarse = newCoarse }
+        if lock { close(at: time, locked: true) }
+        return outcome
+    }
+
+    /// Closes all windows (the end of the simulation) and returns the three snapshots.
+    public mutating func finish() -> [Snapshot] {
+        advance(to: .max)
+        return snapshots
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+import SKANCore
+
+/// One iPhone meeting a campaign: it is shown ads, checks them, maybe installs, runs the app's funnel and
+/// prepares the postbacks iOS would send (spec §6). Pure: everything comes from the campaign and the generator.
+public struct DeviceSimulator: Sendable {
+    /// StoreKit-rendered and web ads are kept 30 days (spec §6.4).
+    public static let clickRetention: Int64 = 30 * SimulatedTime.day
+    /// View-through ads are kept 24 hours.
+    public static let viewRetention: Int64 = 24 * SimulatedTime.hour
+    /// At most this many view-through impressions per source app, oldest dropped.
+    public static let viewThroughPerSourceApp = 15
+    /// At most this many non-winning networks get a postback (3.0 and later).
+    public static let maximumNonWinning = 5
+    /// Install to first launch: later launches cannot be attributed.
+    public static let launchWindow: Int64 = 60 * SimulatedTime.day
+
+    /// Everything one device did, for the output and for tests.
+    public struct Outcome: Sendable {
+        /// Ads shown (refused ones included).
+        public var shown = 0
+        /// Refused impressions by reason: bad signature, bad fields.
+        public var refused = [0, 0]
+        /// When the app was installed, if it was.
+        public var installAt: Int64?
+        /// Why an install was not attributed.
+        public var unattributed: Unattributed?
+        /// Whether the install was a redownload.
+        public var redownload = false
+        /// Index of the winning ad.
+        public var winningAd: Int?
+        /// The postbacks, unsigned.
+        public var postbacks: [PlannedPostback] = []
+        /// Fine values the device accepted (≤3.0), in time order.
+        public var acceptedValues: [Int] = []
+        /// Update calls refused for a value outside 0...63.
+        public var refusedUpdates = 0
+        /// 4.0 fine values ignored because the first window was over.
+        public var ignoredFineValues = 0
+    }
+
+    /// Why an install got no postback.
+    public enum Unattributed: Int, Sendable, CaseIterable {
+        /// Installed from TestFlight, an enterprise build or another store.
+        case notAppStore
+        /// No kept impression within its window at install.
+        case noImpressionInWindow
+        /// First launch more than 60 days after install.
+        case launchTooLate
+    }
+
+    struct Shown {
+        let ad: Int
+        let at: Int64
+        let entry: ImpressionPool.Entry
+    }
+
+    let setup: CampaignSetup
+
+    /// A simulator for one prepared campaign.
+    public init(setup: CampaignSetup) {
+        self.setup = setup
+    }
+
+    /// Runs one device, drawing everything from `random`.
+    public func run(_ random: inout SeededRandom) -> Outcome {
+        let campaign = setup.campaign
+        let audience = campaign.audience
+        var outcome = Outcome()
+        let flight = Int64(campaign.flightDays) * SimulatedTime.day
+
+        // Impressions, in the order the device meets them.
+        let count = Int(random.integer(in: Int64(audience.impressionsPerDevice.lowerBound)...Int64(audience.impressionsPerDevice.upperBound)))
+        var shown: [Shown] = []
+        shown.reserveCapacity(count)
+        for _ in 0..<count {
+            let ad = random.weighted(setup.cumulativeWeights)
+            let at = campaign.start + random.integer(in: 0...flight - 1)
+            let pool = setup.pools[ad]
+            let entry = random.chance(campaign.settings.refusedImpressionRate)
+                ? pool.faulty[random.below(pool.faulty.count)] : pool.valid[random.below(pool.valid.count)]
+            shown.append(Shown(ad: ad, at: at, entry: entry))
+        }
+        shown.sort { $0.at < $1.at }
+        outcome.shown = shown.count
+
+        // The person may install because of any ad seen, valid or not: the device only decides attribution.
+        var installAt: Int64?
+        for impression in shown where random.chance(campaign.ads[impression.ad].installRate) {
+            let delay = Int64(random.double(in: audience.installDelayHours) * Double(SimulatedTime.hour))
+            installAt = min(installAt ?? .max, impression.at + delay)
+        }
+        if installAt == nil, random.chance(audience.organicInstallRate) {
+            installAt = campaign.start + random.integer(in: 0...flight - 1)
+        }
+        guard let installAt else {
+            for impression in shown { if let refusal = impression.entry.refusal { outcome.refused[refusal.rawValue] += 1 } }
+            return outcome
+        }
+        outcome.installAt = installAt
+        outcome.redownload = random.chance(audience.redownloadRate)
+        let fromAppStore = random.chance(audience.appStoreRate)
+        let launchAt = installAt + Int64(random.double(in: audience.launchDelayHours) * Double(SimulatedTime.hour))
+
+        // What the device keeps at install: valid, shown before it, inside its window, 15 view-through per app.
+        var kept: [Shown] = []
+        var viewThroughCount: [Int: Int] = [:]
+        for impression in shown.reversed() where impression.at <= installAt {
+            if let refusal = impression.entry.refusal {
+                outcome.refused[refusal.rawValue] += 1
+                continue
+            }
+            let ad = campaign.ads[impression.ad]
+            let retention = ad.kind == .viewThrough ? Self.viewRetention : Self.clickRetention
+            guard installAt - impression.at <= retention else { continue }
+            if ad.kind == .viewThrough {
+                let source = ad.sourceAppID ?? 0
+                guard viewThroughCount[source, default: 0] < Self.viewThroughPerSourceApp else { continue }
+                viewThroughCount[source, default: 0] += 1
+            }
+            kept.append(impression)
+        }
+        for impression in shown where impression.at > installAt {
+            if let refusal = impression.entry.refusal { outcome.refused[refusal.rawValue] += 1 }
+        }
+        guard fromAppStore else { outcome.unattributed = .notAppStore; return outcome }
+        guard !kept.isEmpty else { outcome.unattributed = .noImpressionInWindow; return outcome }
+        guard launchAt - installAt <= Self.launchWindow else { outcome.unattributed = .launchTooLate; return outcome }
+
+        // `kept` runs newest first, so the first best is the most recent.
+        let version = campaign.version
+        func better(_ a: Shown, than b: Shown) -> Bool {
+            guard version >= .v2_2 else { return false }
+            return campaign.ads[a.ad].kind.fidelityType > campaign.ads[b.ad].kind.fidelityType
+        }
+        var winner = kept[0]
+        for impression in kept.dropFirst() where better(impression, than: winner) { winner = impression }
+        outcome.winningAd = winner.ad
+        let winningNetwork = setup.networkOfAd[winner.ad]
+        var losers: [Shown] = []
+        if version >= .v3_0 {
+            var seen: Set<Int> = [winningNetwork]
+            // Best impression per other network, by fidelity then recency; the top five.
+            var candidates = kept
+            candidates.sort { a, b in
+                let fa = campaign.ads[a.ad].kind.fidelityType, fb = campaign.ads[b.ad].kind.fidelityType
+                return fa != fb ? fa > fb : a.at > b.at
+            }
+            for impression in candidates where losers.count < Self.maximumNonWinning {
+                if seen.insert(setup.networkOfAd[impression.ad]).inserted { losers.append(impression) }
+            }
+        }
+        let tier = campaign.ads[winner.ad].privacyTier ?? random.weighted(tierWeights)
+
+        let events = funnel(launchAt: launchAt, random: &random)
+        if version >= .v4_0 {
+            plan40(winner: winner, losers: losers, tier: tier, launchAt: launchAt, events: events,
+                   outcome: &outcome, random: &random)
+        } else {
+            plan30(winner: winner, losers: losers, tier: tier, launchAt: launchAt, events: events,
+                   outcome: &outcome, random: &random)
+        }
+        return outcome
+    }
+
+    private var tierWeights: [Double] {
+        var total = 0.0
+        return setup.campaign.privacyTiers.map { total += $0; return total }
+    }
+
+    /// The in-app events one user does after first launch, in time order, with cumulative revenue.
+    func funnel(launchAt: Int64, random: inout SeededRandom) -> [(at: Int64, rule: ConversionRule?)] {
+        let campaign = setup.campaign
+        var happened: [(at: Int64, event: Int, revenue: Double)] = []
+        for (index, event) in campaign.events.enumerated() where random.chance(event.probability) {
+            let at = launchAt + Int64(random.double(in: event.delayHours) * Double(SimulatedTime.hour))
+            happened.append((at, index, random.double(in: event.revenue)))
+        }
+        happened.sort { $0.at != $1.at ? $0.at < $1.at : $0.event < $1.event }
+        var total = 0.0
+        return happened.map { item in
+            total += item.revenue
+            let name = campaign.events[item.event].name
+            let rule = campaign.conversionSchema.first { $0.event == name && total >= $0.minimumRevenue }
+            return (item.at, rule)
+        }
+    }
+
+    private func transactionID(_ random: inout SeededRandom) -> String {
+        // Lowercase hex straight from the generator's UUID bytes: the same text as `uuidString.lowercased()`.
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        withUnsafeBytes(of: random.uuid().uuid) { bytes in
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+                text.append(hex[Int(byte >> 4)])
+                text.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Versions 1.0–3.0: one winning postback when the timer runs out, plus non-winning ones from 3.0.
+    private func plan30(winner: Shown, losers: [Shown], tier: Int, launchAt: Int64,
+                        events: [(at: Int64, rule: ConversionRule?)], outcome: inout Outcome, random: inout SeededRandom) {
+        let campaign = setup.campaign
+        let version: PostbackVersion = campaign.version
+        var timer = ConversionTimer()
+        if campaign.settings.registerAtLaunch { timer.register(at: launchAt) }
+        for event in events {
+            guard let fine = event.rule?.fine else { continue }
+            switch timer.update(fine, at: event.at) {
+            case .accepted: outcome.acceptedValues.append(fine)
+            case .outOfRange: outcome.refusedUpdates += 1
+            case .notGreater, .final: break
+            }
+        }
+        // An app that never registers nor sets a value still generated an install notification at launch.
+        let deadline = timer.deadline ?? launchAt + ConversionTimer.length
+        let lastChange = timer.lastChange ?? launchAt
+        let threshold = PrivacyTier.meetsThreshold(tier)
+        func postback(for impression: Shown, won: Bool) -> PlannedPostback {
+            let ad = campaign.ads[impression.ad]
+            let sendAt = deadline + random.integer(in: 0...ConversionTimer.length)
+            let body = Postback(
+                version: version, adNetworkID: campaign.adNetworks[setup.networkOfAd[impression.ad]].id,
+                campaignID: ad.campaignID, appID: campaign.advertisedApp.appID, transactionID: transactionID(&random),
+                redownload: version >= .v2_0 ? outcome.redownload : nil,
+                sourceAppID: version >= .v2_0 && won && threshold ? ad.sourceAppID : nil,
+                fidelityType: version >= .v2_2 ? ad.kind.fidelityType : nil,
+                didWin: version >= .v3_0 ? won : nil,
+                conversionValue: version >= .v2_0 && won && threshold ? timer.value : nil)
+            return PlannedPostback(postback: body, sendAt: sendAt, preparedAt: deadline, lastChange: lastChange,
+                                   network: setup.networkOfAd[impression.ad], tier: tier,
+                                   developerCopy: won && setup.developerCopyDestination != nil)
+        }
+        outcome.postbacks.append(postback(for: winner, won: true))
+        for loser in losers { outcome.postbacks.append(postback(for: loser, won: false)) }
+    }
+
+    /// Version 4.0: up to three winning postbacks by window, non-winning ones only for the first.
+    private func plan40(winner: Shown, losers: [Shown], tier: Int, launchAt: Int64,
+                        events: [(at: Int64, rule: ConversionRule?)], outcome: inout Outcome, random: inout SeededRandom) {
+        let campaign = setup.campaign
+        let settings = campaign.settings
+        var windows = ConversionWindows(firstLaunch: launchAt, coarseCarriesOver: settings.coarseCarriesOver)
+        for event in events {
+            guard let rule = event.rule else { continue }
+            switch windows.update(fine: rule.fine, coarse: rule.coarse, lock: rule.lock, at: event.at) {
+            case .outOfRange: outcome.refusedUpdates += 1
+            case .fineIgnored: outcome.ignoredFineValues += 1
+            case .accepted, .closed: break
+            }
+        }
+        let snapshots = windows.finish()
+        let sharedIDs = settings.transactionIDs == .perInstall
+        let winnerAd = campaign.ads[winner.ad]
+        let winnerNetwork = setup.networkOfAd[winner.ad]
+        let installID = transactionID(&random)
+        for (index, snapshot) in snapshots.enumerated() {
+            if index > 0 && tier == 0 { break }
+            let sendAt = snapshot.preparedAt + random.integer(in: ConversionWindows.delays[index])
+            let digits = index == 0 ? settings.digitsByTier[tier] : 2
+            var body = Postback(
+                version: .v4_0, adNetworkID: campaign.adNetworks[winnerNetwork].id,
+                sourceIdentifier: PrivacyTier.truncate(winnerAd.sourceIdentifier ?? 0, digits: digits, side: settings.sourceIdentifierDigits),
+                appID: campaign.advertisedApp.appID, transactionID: sharedIDs ? installID : transactionID(&random),
+                redownload: outcome.redownload, fidelityType: winnerAd.kind.fidelityType, didWin: true,
+                postbackSequenceIndex: index)
+            if index == 0 && tier == 3 {
+                if winnerAd.kind == .web { body.sourceDomain = winnerAd.sourceDomain } else { body.sourceAppID = winnerAd.sourceAppID }
+            }
+            if index == 0 && tier >= 2 {
+                body.conversionValue = snapshot.fine
+            } else if tier >= 1 {
+                body.coarseConversionValue = snapshot.coarse
+            }
+            outcome.postbacks.append(PlannedPostback(
+                postback: body, sendAt: sendAt, preparedAt: snapshot.preparedAt, lastChange: nil, network: winnerNetwork,
+                tier: tier, developerCopy: setup.developerCopyDestination != nil))
+        }
+        for loser in losers {
+            let ad = campaign.ads[loser.ad]
+            let network = setup.networkOfAd[loser.ad]
+            let body = Postback(
+                version: .v4_0, adNetworkID: campaign.adNetworks[network].id,
+                sourceIdentifier: PrivacyTier.truncate(ad.sourceIdentifier ?? 0, digits: settings.nonWinningDigits, side: settings.sourceIdentifierDigits),
+                appID: campaign.advertisedApp.appID, transactionID: transactionID(&random),
+                redownload: outcome.redownload, fidelityType: ad.kind.fidelityType, didWin: false, postbackSequenceIndex: 0)
+            let prepared = snapshots[0].preparedAt
+            outcome.postbacks.append(PlannedPostback(
+                postback: body, sendAt: prepared + random.integer(in: ConversionWindows.delays[0]), preparedAt: prepared,
+                lastChange: nil, network: network, tier: tier, developerCopy: false))
+        }
+    }
+}

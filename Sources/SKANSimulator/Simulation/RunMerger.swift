@@ -1,0 +1,122 @@
+import Foundation
+import SKANCore
+
+/// Sorted runs of encoded records (one per chunk of devices), merged into one stream in send-time order.
+///
+/// A record is `sendAt` (8 bytes), destination index (2), flags (1), length (4), then the postback's JSON.
+/// Runs of large simulations live in temporary files so memory stays bounded however many devices run; the
+/// merge reads each through a small buffer. Ties keep run order, then order within a run, so the output does
+/// not depend on how many threads made the runs.
+struct RunMerger {
+    /// Encodes records into a run.
+    struct Encoder {
+        private(set) var bytes: [UInt8] = []
+
+        mutating func append(sendAt: Int64, destination: Int, developerCopy: Bool, postback: Postback) {
+            withUnsafeBytes(of: sendAt.littleEndian) { bytes += $0 }
+            withUnsafeBytes(of: UInt16(destination).littleEndian) { bytes += $0 }
+            bytes.append(developerCopy ? 1 : 0)
+            let lengthAt = bytes.count
+            bytes += [0, 0, 0, 0]
+            PostbackBytes.append(postback, to: &bytes)
+            let length = UInt32(bytes.count - lengthAt - 4)
+            for index in 0..<4 { bytes[lengthAt + index] = UInt8(truncatingIfNeeded: length >> (8 * index)) }
+        }
+    }
+
+    /// One decoded record.
+    struct Record {
+        var sendAt: Int64
+        var destination: Int
+        var developerCopy: Bool
+        var json: [UInt8]
+    }
+
+    /// Reads one run, from memory or from its file.
+    final class Cursor {
+        private var buffer: [UInt8]
+        private var position = 0
+        private let file: FileHandle?
+        private(set) var current: Record?
+
+        init(bytes: [UInt8]) {
+            buffer = bytes
+            file = nil
+            advance()
+        }
+
+        init(file: FileHandle) {
+            buffer = []
+            self.file = file
+            advance()
+        }
+
+        deinit { try? file?.close() }
+
+        private func ensure(_ count: Int) -> Bool {
+            if buffer.count - position >= count { return true }
+            guard let file else { return false }
+            buffer.removeSubrange(0..<position)
+            position = 0
+            while buffer.count < count {
+                guard let more = try? file.read(upToCount: max(1 << 18, count)), !more.isEmpty else { return false }
+                buffer += more
+            }
+            return true
+        }
+
+        private func integer<T: FixedWidthInteger>(_ type: T.Type) -> T {
+            var value: T = 0
+            for index in 0..<MemoryLayout<T>.size { value |= T(buffer[position + index]) << (8 * index) }
+            position += MemoryLayout<T>.size
+            return value
+        }
+
+        /// Moves to the next record, or to `nil` at the end of the run.
+        func advance() {
+            guard ensure(15) else { current = nil; return }
+            let sendAt = integer(Int64.self)
+            let destination = Int(integer(UInt16.self))
+            let flags = buffer[position]
+            position += 1
+            let length = Int(integer(UInt32.self))
+            guard ensure(length) else { current = nil; return }
+            current = Record(sendAt: sendAt, destination: destination, developerCopy: flags & 1 == 1,
+                             json: Array(buffer[position..<position + length]))
+            position += length
+        }
+    }
+
+    /// Merges the cursors' runs, calling `body` for each record in (send time, run, position) order.
+    static func merge(_ cursors: [Cursor], _ body: (Record) throws -> Void) rethrows {
+        // A binary heap of run indices keyed by their current record.
+        var heap: [Int] = []
+        func less(_ a: Int, _ b: Int) -> Bool {
+            let x = cursors[a].current!.sendAt, y = cursors[b].current!.sendAt
+            return x != y ? x < y : a < b
+        }
+        func siftDown(_ start: Int) {
+            var index = start
+            while true {
+                let left = 2 * index + 1, right = left + 1
+                var smallest = index
+                if left < heap.count && less(heap[left], heap[smallest]) { smallest = left }
+                if right < heap.count && less(heap[right], heap[smallest]) { smallest = right }
+                if smallest == index { return }
+                heap.swapAt(index, smallest)
+                index = smallest
+            }
+        }
+        heap = cursors.indices.filter { cursors[$0].current != nil }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+        while let top = heap.first {
+            try body(cursors[top].current!)
+            cursors[top].advance()
+            if cursors[top].current == nil {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown(0) }
+        }
+    }
+}

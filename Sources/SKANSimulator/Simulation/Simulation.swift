@@ -1,0 +1,167 @@
+import Foundation
+import SKANCore
+
+/// A whole run: devices in deterministic chunks on every core, postbacks signed by the simulated Apple, all of
+/// it streamed out in send-time order.
+///
+/// Chunk `i` always holds the same devices and draws from stream `i` of the seed, so the output is byte-identical
+/// for a seed whatever the number of threads.
+public struct Simulation: Sendable {
+    /// Devices per chunk: small enough to spread over cores and keep a chunk's records small, large enough that
+    /// the merge has few runs.
+    public static let chunkSize = 4096
+    /// Above this many devices, runs go to temporary files instead of memory.
+    public static let inMemoryDeviceLimit = 50_000
+
+    /// The prepared campaign.
+    public let setup: CampaignSetup
+    /// The seed.
+    public let seed: UInt64
+    /// How many devices.
+    public let devices: Int
+
+    /// A run of `devices` devices of a campaign.
+    public init(setup: CampaignSetup, seed: UInt64, devices: Int) {
+        self.setup = setup
+        self.seed = seed
+        self.devices = devices
+    }
+
+    /// How many chunks the devices make.
+    public var chunkCount: Int { (devices + Self.chunkSize - 1) / Self.chunkSize }
+
+    /// The devices of one chunk, unsigned, for tests that check device rules across seeds.
+    public func outcomes(ofChunk chunk: Int) -> [DeviceSimulator.Outcome] {
+        var random = SeededRandom(seed: seed, stream: UInt64(chunk))
+        let device = DeviceSimulator(setup: setup)
+        let count = min(Self.chunkSize, devices - chunk * Self.chunkSize)
+        return (0..<count).map { _ in device.run(&random) }
+    }
+
+    /// Simulates, signs and encodes one chunk: its sorted run and its summary.
+    func run(chunk: Int) throws(SimulatorError) -> (run: [UInt8], summary: SimulationSummary) {
+        var summary = SimulationSummary()
+        var planned: [PlannedPostback] = []
+        for outcome in outcomes(ofChunk: chunk) {
+            summary.add(outcome)
+            planned += outcome.postbacks
+        }
+        let order = planned.indices.sorted { a, b in
+            planned[a].sendAt != planned[b].sendAt ? planned[a].sendAt < planned[b].sendAt : a < b
+        }
+        var encoder = RunMerger.Encoder()
+        for index in order {
+            var postback = planned[index].postback
+            let signature: [UInt8]
+            do {
+                signature = try setup.appleSigner(for: postback.version)
+                    .signature(for: postback.signedString(postback.version.layout).bytes)
+            } catch {
+                throw SimulatorError(.outputFailure, "cannot sign a postback: \(error.reason)")
+            }
+            postback.attributionSignature = Data(signature).base64EncodedString()
+            encoder.append(sendAt: planned[index].sendAt, destination: planned[index].network,
+                           developerCopy: planned[index].developerCopy, postback: postback)
+        }
+        return (encoder.bytes, summary)
+    }
+
+    /// Runs every chunk on all cores, then calls `emit` for each record in send-time order (a developer copy
+    /// right after its winning postback). `progress` hears the number of devices done after each chunk.
+    public func run(progress: @escaping @Sendable (Int) -> Void = { _ in },
+                    emit: (SimulatedRecord) throws -> Void) throws -> SimulationSummary {
+        let results = ChunkResults(count: chunkCount, spill: devices > Self.inMemoryDeviceLimit)
+        defer { results.removeFiles() }
+        let chunkCount = chunkCount
+        DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
+            guard !results.hasFailed else { return }
+            do {
+                let (run, summary) = try self.run(chunk: chunk)
+                try results.store(chunk: chunk, run: run, summary: summary)
+                progress(min(Self.chunkSize, devices - chunk * Self.chunkSize))
+            } catch {
+                results.fail(error)
+            }
+        }
+        if let failure = results.failure { throw failure }
+        let cursors = try results.cursors()
+        try RunMerger.merge(cursors) { record in
+            try emit(SimulatedRecord(sendAt: record.sendAt, destination: setup.destinations[record.destination],
+                                     recipient: .adNetwork, postback: record.json))
+            if record.developerCopy, let copy = setup.developerCopyDestination {
+                try emit(SimulatedRecord(sendAt: record.sendAt, destination: setup.destinations[copy],
+                                         recipient: .developer, postback: record.json))
+            }
+        }
+        return results.summary
+    }
+}
+
+/// What the chunk workers hand back, guarded by a lock.
+///
+/// `@unchecked Sendable`: every stored property is read and written under `lock`.
+private final class ChunkResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var runs: [[UInt8]?]
+    private var summaries: [SimulationSummary?]
+    private var error: (any Error)?
+    private let folder: URL?
+
+    init(count: Int, spill: Bool) {
+        runs = Array(repeating: nil, count: count)
+        summaries = Array(repeating: nil, count: count)
+        folder = spill ? FileManager.default.temporaryDirectory.appendingPathComponent("skan-simulate-\(UUID().uuidString)") : nil
+        if let folder { try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+    }
+
+    var hasFailed: Bool { lock.withLock { error != nil } }
+    var failure: (any Error)? { lock.withLock { error } }
+
+    func fail(_ error: any Error) { lock.withLock { if self.error == nil { self.error = error } } }
+
+    private func file(_ chunk: Int) -> URL? { folder?.appendingPathComponent("run-\(chunk)") }
+
+    func store(chunk: Int, run: [UInt8], summary: SimulationSummary) throws {
+        if let url = file(chunk) {
+            do {
+                try Data(run).write(to: url)
+            } catch {
+                throw SimulatorError(.outputFailure, "cannot write a temporary run to \(url.path): \((error as NSError).localizedDescription)")
+            }
+            lock.withLock { summaries[chunk] = summary }
+        } else {
+            lock.withLock {
+                runs[chunk] = run
+                summaries[chunk] = summary
+            }
+        }
+    }
+
+    var summary: SimulationSummary {
+        lock.withLock {
+            var total = SimulationSummary()
+            for summary in summaries { if let summary { total.add(summary) } }
+            return total
+        }
+    }
+
+    func cursors() throws -> [RunMerger.Cursor] {
+        try lock.withLock {
+            try runs.indices.map { chunk in
+                if let url = file(chunk) {
+                    guard let handle = try? FileHandle(forReadingFrom: url) else {
+                        throw SimulatorError(.outputFailure, "cannot read back the temporary run \(url.path)")
+                    }
+                    return RunMerger.Cursor(file: handle)
+                }
+                let cursor = RunMerger.Cursor(bytes: runs[chunk] ?? [])
+                runs[chunk] = nil
+                return cursor
+            }
+        }
+    }
+
+    func removeFiles() {
+        if let folder { try? FileManager.default.removeItem(at: folder) }
+    }
+}

@@ -1,0 +1,123 @@
+import SKANCore
+
+/// What a run produced, for the summary line a person reads and for tests.
+public struct SimulationSummary: Sendable, Hashable {
+    /// Devices simulated.
+    public var devices = 0
+    /// Impressions shown, refused ones included.
+    public var impressionsShown = 0
+    /// Impressions refused for a signature that does not match (wrong order, uppercase nonce, tampering).
+    public var refusedBadSignature = 0
+    /// Impressions refused for fields that break the rules (id out of range, view-through below 2.2).
+    public var refusedBadFields = 0
+    /// Installs, attributed or not.
+    public var installs = 0
+    /// Installs attributed to an ad network.
+    public var attributedInstalls = 0
+    /// Installs not attributed, by ``DeviceSimulator/Unattributed`` reason.
+    public var unattributed = [0, 0, 0]
+    /// Attributed installs that were redownloads.
+    public var redownloads = 0
+    /// Postbacks to ad networks (developer copies not included), by version in `PostbackVersion.allCases` order.
+    public var postbacksByVersion = [Int](repeating: 0, count: PostbackVersion.allCases.count)
+    /// 4.0 winning postbacks by window (postback-sequence-index 0, 1, 2).
+    public var postbacksByWindow = [0, 0, 0]
+    /// Winning postbacks by privacy tier 0...3 (4.0: first postbacks only).
+    public var winningByTier = [0, 0, 0, 0]
+    /// Winning postbacks.
+    public var winning = 0
+    /// Non-winning postbacks.
+    public var nonWinning = 0
+    /// Developer copies to the advertiser.
+    public var developerCopies = 0
+    /// Postbacks with neither a fine nor a coarse conversion value.
+    public var nullConversionValues = 0
+    /// App calls refused for a fine value outside 0...63.
+    public var refusedUpdates = 0
+    /// 4.0 fine values ignored after the first window.
+    public var ignoredFineValues = 0
+
+    /// An empty summary.
+    public init() {}
+
+    /// All postbacks to ad networks.
+    public var postbacks: Int { postbacksByVersion.reduce(0, +) }
+
+    /// Adds one device's outcome.
+    mutating func add(_ outcome: DeviceSimulator.Outcome) {
+        devices += 1
+        impressionsShown += outcome.shown
+        refusedBadSignature += outcome.refused[0]
+        refusedBadFields += outcome.refused[1]
+        refusedUpdates += outcome.refusedUpdates
+        ignoredFineValues += outcome.ignoredFineValues
+        guard outcome.installAt != nil else { return }
+        installs += 1
+        if let reason = outcome.unattributed {
+            unattributed[reason.rawValue] += 1
+            return
+        }
+        attributedInstalls += 1
+        if outcome.redownload { redownloads += 1 }
+        for planned in outcome.postbacks {
+            let postback = planned.postback
+            postbacksByVersion[PostbackVersion.allCases.firstIndex(of: postback.version)!] += 1
+            if planned.isWinning {
+                winning += 1
+                if let index = postback.postbackSequenceIndex { postbacksByWindow[index] += 1 }
+                if (postback.postbackSequenceIndex ?? 0) == 0 { winningByTier[planned.tier] += 1 }
+            } else {
+                nonWinning += 1
+            }
+            if planned.developerCopy { developerCopies += 1 }
+            if postback.conversionValue == nil && postback.coarseConversionValue == nil { nullConversionValues += 1 }
+        }
+    }
+
+    /// Adds another chunk's summary.
+    mutating func add(_ other: SimulationSummary) {
+        devices += other.devices
+        impressionsShown += other.impressionsShown
+        refusedBadSignature += other.refusedBadSignature
+        refusedBadFields += other.refusedBadFields
+        installs += other.installs
+        attributedInstalls += other.attributedInstalls
+        for index in unattributed.indices { unattributed[index] += other.unattributed[index] }
+        redownloads += other.redownloads
+        for index in postbacksByVersion.indices { postbacksByVersion[index] += other.postbacksByVersion[index] }
+        for index in postbacksByWindow.indices { postbacksByWindow[index] += other.postbacksByWindow[index] }
+        for index in winningByTier.indices { winningByTier[index] += other.winningByTier[index] }
+        winning += other.winning
+        nonWinning += other.nonWinning
+        developerCopies += other.developerCopies
+        nullConversionValues += other.nullConversionValues
+        refusedUpdates += other.refusedUpdates
+        ignoredFineValues += other.ignoredFineValues
+    }
+
+    /// The summary as lines for a person.
+    public var lines: [String] {
+        func percent(_ part: Int, _ whole: Int) -> String {
+            whole == 0 ? "0%" : String(format: "%.1f%%", Double(part) * 100 / Double(whole))
+        }
+        let versions = zip(PostbackVersion.allCases, postbacksByVersion).filter { $0.1 > 0 }
+            .map { "\($0.0.rawValue): \($0.1)" }.joined(separator: ", ")
+        var lines = [
+            "devices            \(devices)",
+            "impressions        \(impressionsShown) shown, \(refusedBadSignature + refusedBadFields) refused (\(refusedBadSignature) bad signature, \(refusedBadFields) bad fields)",
+            "installs           \(installs): \(attributedInstalls) attributed (\(percent(attributedInstalls, devices)) of devices), \(redownloads) redownloads",
+            "unattributed       \(unattributed[0]) not from the App Store, \(unattributed[1]) no impression in window, \(unattributed[2]) launched too late",
+            "postbacks          \(postbacks) (\(versions.isEmpty ? "none" : versions)): \(winning) winning, \(nonWinning) non-winning",
+            "winning by tier    0: \(winningByTier[0]), 1: \(winningByTier[1]), 2: \(winningByTier[2]), 3: \(winningByTier[3])",
+        ]
+        if postbacksByWindow.contains(where: { $0 > 0 }) {
+            lines.append("winning by window  0: \(postbacksByWindow[0]), 1: \(postbacksByWindow[1]), 2: \(postbacksByWindow[2])")
+        }
+        lines += [
+            "null values        \(nullConversionValues) postbacks without a conversion value",
+            "developer copies   \(developerCopies)",
+            "app calls refused  \(refusedUpdates) out-of-range values, \(ignoredFineValues) fine values after window 1 ignored",
+        ]
+        return lines
+    }
+}
