@@ -33,6 +33,14 @@ public struct JSONWriter: Sendable {
 
     /// A JSON string literal for `value`, escaping what RFC 8259 requires.
     public static func quoted(_ value: String) -> String {
+        // Most values (ids, versions, field names) need no escaping: one scan of the bytes, one copy.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            var out = "\""
+            out.reserveCapacity(value.utf8.count + 2)
+            out += value
+            out += "\""
+            return out
+        }
         var out = "\""
         out.reserveCapacity(value.utf8.count + 2)
         for scalar in value.unicodeScalars {

@@ -75,7 +75,11 @@ enum Parallel {
     ) -> [Result] {
         let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: elements.count)
         results.initialize(repeating: nil)
-        defer { results.deallocate() }
+        // deallocate() alone would leak every result: the slots hold strings that must be released first.
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
         let box = SendableBuffer(buffer: results)
         elements.withUnsafeBufferPointer { input in
             let source = SendableInput(buffer: input)
