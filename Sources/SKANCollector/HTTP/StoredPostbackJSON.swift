@@ -1,3 +1,4 @@
+import Foundation
 import SKANCore
 import SKANStore
 
@@ -12,7 +13,7 @@ enum StoredPostbackJSON {
         writer.string("endpoint", stored.endpoint)
         // The body parsed as a JSON object when it was verified, so it embeds as is; an envelope from ingest
         // embeds whole.
-        writer.raw("postback", String(decoding: stored.rawBody, as: UTF8.self))
+        writer.raw("postback", String(decoding: stored.rawBody, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         return writer.json
     }
 }
