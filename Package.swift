@@ -13,12 +13,22 @@ let package = Package(
         .executable(name: "skan", targets: ["skan"]),
         .library(name: "SKANCore", targets: ["SKANCore"]),
         .library(name: "SKANSimulator", targets: ["SKANSimulator"]),
+        .library(name: "SKANStore", targets: ["SKANStore"]),
+        .library(name: "SKANCollector", targets: ["SKANCollector"]),
+        .library(name: "SKANReports", targets: ["SKANReports"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -40,6 +50,28 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SKANStore",
+            dependencies: [
+                "SKANCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SKANCollector",
+            dependencies: [
+                "SKANCore",
+                "SKANStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "SKANReports",
             dependencies: [
                 "SKANCore",
@@ -53,7 +85,11 @@ let package = Package(
             dependencies: [
                 "SKANCore",
                 "SKANSimulator",
+                "SKANStore",
+                "SKANCollector",
                 "SKANReports",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
             ],
@@ -67,6 +103,25 @@ let package = Package(
         .testTarget(
             name: "SKANSimulatorTests",
             dependencies: ["SKANSimulator", "SKANCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SKANStoreTests",
+            dependencies: ["SKANCore", "SKANStore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SKANCollectorTests",
+            dependencies: [
+                "SKANCore",
+                "SKANStore",
+                "SKANCollector",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -3,10 +3,10 @@ import Foundation
 
 /// The `skan` command line: thin parsing and printing over the SKANKit libraries.
 @main
-struct Skan: ParsableCommand {
+struct Skan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "skan",
-        abstract: "SKAdNetwork toolkit: verify postbacks, sign and check impressions.",
+        abstract: "SKAdNetwork toolkit: verify postbacks, sign and check impressions, collect postbacks.",
         discussion: """
             Exit status: 0 when everything checked is valid, 1 when anything is not, 2 for usage and input errors.
             """,
@@ -15,6 +15,8 @@ struct Skan: ParsableCommand {
             SignCommand.self,
             VerifyImpressionCommand.self,
             KeygenCommand.self,
+            ServeCommand.self,
+            IngestCommand.self,
             SimulateCommand.self,
             ReportCommand.self,
             ExportCommand.self,
@@ -24,10 +26,14 @@ struct Skan: ParsableCommand {
 
     /// Runs a command and maps every failure to a one-line message and SKANKit's exit codes
     /// (argument-parser's own usage code, 64, becomes 2).
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let exit as ExitCode {
             Foundation.exit(exit.rawValue)
         } catch let error as CLIError {

@@ -20,20 +20,13 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: "Output: text (one line each), json (one object per line) or csv (RFC 4180 with a header).")
     var format: VerdictFormat = .text
 
-    @Option(name: .customLong("trust-key"), help: "Also trust this public key (PEM or Base64 file). Repeatable.")
-    var trustKeys: [String] = []
-
-    @Option(name: .customLong("apple-key-p256"), help: "Use this P-256 key instead of Apple's (versions 2.1 and later).")
-    var appleKeyP256: String?
-
-    @Option(name: .customLong("apple-key-p192"), help: "Use this P-192 key instead of Apple's (versions 1.0 and 2.0).")
-    var appleKeyP192: String?
+    @OptionGroup var keys: KeyOptions
 
     @Argument(help: "Postback files; '-' or none for standard input.")
     var files: [String] = []
 
     func run() throws {
-        let verifier = PostbackVerifier(keyRing: try keyRing())
+        let verifier = PostbackVerifier(keyRing: try keys.keyRing())
         try RecordReader.checkReadable(files)
         var reader = RecordReader(paths: files)
         let output = FileHandle.standardOutput
@@ -60,21 +53,5 @@ struct VerifyCommand: ParsableCommand {
         }
         if isFirstBatch && format == .csv { output.write(try VerdictFormat.csv([VerdictFormat.csvHeader])) }
         if !allValid { throw ExitCode.failure }
-    }
-
-    func keyRing() throws(CLIError) -> KeyRing {
-        var ring = KeyRing.apple
-        for (path, curve) in [(appleKeyP256, ECCurve.p256), (appleKeyP192, .p192)] {
-            guard let path else { continue }
-            let key = try KeyFiles.publicKey(path)
-            guard key.curve == curve else {
-                throw CLIError("--apple-key-\(curve == .p256 ? "p256" : "p192") \(path): the key is \(key.curve), expected \(curve)")
-            }
-            ring.replaceKeys(onCurveOf: TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: key))
-        }
-        for path in trustKeys {
-            ring.add(TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: try KeyFiles.publicKey(path)))
-        }
-        return ring
     }
 }

@@ -96,3 +96,11 @@ enum Parallel {
     /// The input is only read while `concurrentPerform` runs, inside `withUnsafeBufferPointer`.
     private struct SendableInput<T>: @unchecked Sendable { let buffer: UnsafeBufferPointer<T> }
 }
+
+extension RecordReader {
+    /// A file's size in bytes for progress, 0 for standard input or an unreadable path.
+    static func size(of path: String) -> Int {
+        guard path != "-", let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return 0 }
+        return (attributes[.size] as? NSNumber)?.intValue ?? 0
+    }
+}

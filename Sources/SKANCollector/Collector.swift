@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import SKANCore
+import SKANStore
+
+/// The postback collector: an HTTP service that verifies postbacks, drops duplicates and stores them durably.
+///
+/// ```swift
+/// let store = try SQLitePostbackStore(path: "skan.sqlite")
+/// try await Collector(configuration: .init(), store: store, logger: logger).run()
+/// ```
+public struct Collector: Sendable {
+    /// How it listens and what it accepts.
+    public let configuration: CollectorConfiguration
+    /// Where postbacks go.
+    public let store: any PostbackStore
+    /// The one writer in front of the store.
+    public let writer: GroupCommitWriter
+    /// Verify, deduplicate, store.
+    public let pipeline: PostbackPipeline
+    /// What `GET /metrics` reports.
+    public let metrics: CollectorMetrics
+    let logger: Logger
+
+    /// Makes a collector over `store`, trusting the keys of `verifier`.
+    public init(configuration: CollectorConfiguration, store: any PostbackStore,
+                verifier: PostbackVerifier = PostbackVerifier(), logger: Logger,
+                now: @escaping @Sendable () -> Date = Date.init) throws(CollectorError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        writer = GroupCommitWriter(store: store)
+        pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger,
+                                    logsBodies: configuration.logsBodies, now: now)
+        metrics = CollectorMetrics()
+    }
+
+    /// The routes, for router-level tests and for embedding in another application.
+    public var router: Router<BasicRequestContext> {
+        CollectorRouter.make(pipeline: pipeline, store: store, metrics: metrics, configuration: configuration)
+    }
+
+    /// The HTTP application, not yet running. `onServerRunning` receives the bound port (useful with port 0).
+    /// The writer must run beside it (``run(onServerRunning:)`` does both).
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
+        Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
+    /// Serves until SIGINT or SIGTERM, then lets in-flight requests finish, commits what they queued, and closes
+    /// the store.
+    public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws(CollectorError) {
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            // The writer comes first so that it shuts down last (services stop in reverse order).
+            services: [WriterService(writer: writer), application(onServerRunning: onServerRunning)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        var failure: (any Error)?
+        do {
+            try await group.run()
+        } catch {
+            failure = error
+        }
+        do {
+            try await store.close()
+        } catch {
+            logger.error("cannot close the store", metadata: ["error": "\(error)"])
+        }
+        if let failure {
+            throw CollectorError(.serviceFailed, "the collector stopped: \(failure)")
+        }
+        logger.info("stopped; the store is closed")
+    }
+}

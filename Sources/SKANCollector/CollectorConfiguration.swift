@@ -1,0 +1,38 @@
+/// How a collector listens and what it accepts.
+public struct CollectorConfiguration: Sendable {
+    /// Where Apple sends advertisers' copies (spec §7).
+    public static let developerCopyPath = "/.well-known/skadnetwork/report-attribution/"
+    /// The path a network registers with Apple; SKAdNetwork prescribes none, so this is our default.
+    public static let networkPath = "/postbacks"
+
+    /// The address to bind.
+    public var host: String
+    /// The port to bind; 0 picks a free one.
+    public var port: Int
+    /// The paths that take `POST`ed postbacks.
+    public var postbackPaths: [String]
+    /// The largest body taken, in bytes. Postbacks are under 1 KiB; 64 KiB leaves room for relays' extra keys.
+    public var bodyLimit: Int
+    /// Whether logs may carry bodies of refused postbacks (off: bodies hold signatures and app ids).
+    public var logsBodies: Bool
+
+    /// Makes a configuration; the defaults serve both paths on loopback port 8080.
+    public init(host: String = "127.0.0.1", port: Int = 8080,
+                postbackPaths: [String] = [Self.developerCopyPath, Self.networkPath],
+                bodyLimit: Int = 64 * 1024, logsBodies: Bool = false) {
+        self.host = host
+        self.port = port
+        self.postbackPaths = postbackPaths
+        self.bodyLimit = bodyLimit
+        self.logsBodies = logsBodies
+    }
+
+    func validate() throws(CollectorError) {
+        if postbackPaths.isEmpty || postbackPaths.contains(where: { !$0.hasPrefix("/") }) {
+            throw CollectorError(.invalidConfiguration, "postback paths must start with '/', got \(postbackPaths)")
+        }
+        if bodyLimit < 1 {
+            throw CollectorError(.invalidConfiguration, "the body limit must be at least 1 byte, got \(bodyLimit)")
+        }
+    }
+}

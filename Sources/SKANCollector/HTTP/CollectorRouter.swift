@@ -1,0 +1,82 @@
+import Foundation
+import Hummingbird
+import SKANCore
+import SKANStore
+
+/// The collector's routes: `POST` postbacks on the configured paths, and the read-only `GET` endpoints.
+enum CollectorRouter {
+    static func make(pipeline: PostbackPipeline, store: any PostbackStore, metrics: CollectorMetrics,
+                     configuration: CollectorConfiguration) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        for path in configuration.postbackPaths {
+            router.post(RouterPath(path)) { request, _ in
+                let start = ContinuousClock.now
+                let result = await receive(request, path: path, pipeline: pipeline, limit: configuration.bodyLimit)
+                let elapsed = (ContinuousClock.now - start).components
+                metrics.record(result.reply, version: result.version,
+                               nanoseconds: elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+                return HTTPReplies.json(result.reply.statusCode, result.reply.json)
+            }
+        }
+        router.get("/healthz") { _, _ in
+            HTTPReplies.json(200, #"{"status":"ok"}"#)
+        }
+        router.get("/metrics") { _, _ in
+            HTTPReplies.text(200, metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+        router.get("/stats") { _, _ in
+            do {
+                return HTTPReplies.json(200, try await store.stats().json)
+            } catch {
+                return HTTPReplies.json(503, PostbackReply(.unavailable, reason: "\(error)").json)
+            }
+        }
+        router.get("/postbacks/:transactionID") { _, context in
+            let transactionID = context.parameters.get("transactionID") ?? ""
+            do {
+                let stored = try await store.postbacks(transactionID: transactionID)
+                if stored.isEmpty {
+                    var writer = JSONWriter()
+                    writer.string("status", "not-found")
+                    writer.string("reason", "no postback has transaction-id \(transactionID)")
+                    return HTTPReplies.json(404, writer.json)
+                }
+                return HTTPReplies.json(200, "[" + stored.map(StoredPostbackJSON.json).joined(separator: ",") + "]")
+            } catch {
+                return HTTPReplies.json(503, PostbackReply(.unavailable, reason: "\(error)").json)
+            }
+        }
+        return router
+    }
+
+    /// Reads the body within the limit and sends it down the pipeline. Every client mistake ends here as a 4xx.
+    private static func receive(_ request: Request, path: String, pipeline: PostbackPipeline, limit: Int) async
+        -> PostbackPipeline.Result {
+        if let type = request.headers[.contentType], !isJSON(type) {
+            return PostbackPipeline.Result(
+                reply: PostbackReply(.unsupportedMediaType, reason: "content-type \(type) is not JSON; send application/json"),
+                version: nil)
+        }
+        let tooLarge = PostbackPipeline.Result(
+            reply: PostbackReply(.tooLarge, reason: "the body is over the limit of \(limit) bytes"), version: nil)
+        // A declared length over the limit is refused before reading a byte of it.
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit { return tooLarge }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            return tooLarge
+        } catch {
+            return PostbackPipeline.Result(
+                reply: PostbackReply(.malformed, reason: "the body could not be read: \(error)"), version: nil)
+        }
+        return await pipeline.receive(Array(buffer.readableBytesView), endpoint: path)
+    }
+
+    /// `application/json`, any `+json` type, with or without parameters such as `charset`.
+    static func isJSON(_ contentType: String) -> Bool {
+        let media = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+        let type = media.trimmingCharacters(in: .whitespaces).lowercased()
+        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+    }
+}

@@ -1,0 +1,70 @@
+import CoreMetrics
+import Metrics
+import Prometheus
+import SKANCore
+
+/// The collector's counters and latency histogram, in a Prometheus registry of its own.
+///
+/// Metrics are made through this registry's factory rather than the process-wide `MetricsSystem`, so that
+/// several collectors (tests run many) never share or fight over one global bootstrap.
+public struct CollectorMetrics: Sendable {
+    /// The registry `GET /metrics` prints.
+    public let registry: PrometheusCollectorRegistry
+    private let received: CoreMetrics.Counter
+    private let accepted: CoreMetrics.Counter
+    private let duplicate: CoreMetrics.Counter
+    private let storeFailures: CoreMetrics.Counter
+    /// Keyed by outcome and version label; made up front so that a body cannot mint new series.
+    private let rejected: [String: CoreMetrics.Counter]
+    private let latency: CoreMetrics.Timer
+
+    /// Version labels: the known versions, and one label for everything else, so a flood of made-up versions
+    /// cannot grow the label set without bound.
+    static let versionLabels = PostbackVersion.allCases.map(\.rawValue) + ["unknown"]
+
+    /// A fresh registry with every series at zero.
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Postback requests take well under a millisecond to tens of milliseconds; the default buckets are coarser.
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+            .milliseconds(500), .seconds(1), .seconds(5),
+        ]
+        received = CoreMetrics.Counter(label: "skan_postbacks_received_total", factory: factory)
+        accepted = CoreMetrics.Counter(label: "skan_postbacks_accepted_total", factory: factory)
+        duplicate = CoreMetrics.Counter(label: "skan_postbacks_duplicate_total", factory: factory)
+        storeFailures = CoreMetrics.Counter(label: "skan_store_failures_total", factory: factory)
+        var rejected: [String: CoreMetrics.Counter] = [:]
+        let refusals = PostbackReply.Outcome.allCases.filter { ![.accepted, .duplicate, .unavailable].contains($0) }
+        for outcome in refusals {
+            for version in Self.versionLabels {
+                rejected[outcome.rawValue + "|" + version] = CoreMetrics.Counter(
+                    label: "skan_postbacks_rejected_total",
+                    dimensions: [("reason", outcome.rawValue), ("version", version)], factory: factory)
+            }
+        }
+        self.rejected = rejected
+        latency = CoreMetrics.Timer(label: "skan_postback_request_duration_seconds", factory: factory)
+    }
+
+    /// Counts one postback request and its outcome, and records how long it took.
+    func record(_ reply: PostbackReply, version: String?, nanoseconds: Int64) {
+        received.increment()
+        switch reply.outcome {
+        case .accepted: accepted.increment()
+        case .duplicate: duplicate.increment()
+        case .unavailable: storeFailures.increment()
+        default:
+            let label = version.flatMap { PostbackVersion(rawValue: $0)?.rawValue } ?? "unknown"
+            rejected[reply.outcome.rawValue + "|" + label]?.increment()
+        }
+        latency.recordNanoseconds(nanoseconds)
+    }
+
+    /// The registry in Prometheus text format.
+    public func exposition() -> String {
+        registry.emitToString()
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import SKANCore
+import SKANStore
+
+/// Verify, drop duplicates, store: the path every postback takes, from HTTP or from `skan ingest`.
+///
+/// Verification runs on the caller's thread (HTTP handlers run concurrently on every core); only the insert goes
+/// through the single ``GroupCommitWriter``, so crypto never waits behind the database.
+public struct PostbackPipeline: Sendable {
+    /// The verifier, with the trusted keys.
+    public let verifier: PostbackVerifier
+    /// The one writer.
+    public let writer: GroupCommitWriter
+    /// The time a postback counts as received; injected so tests control it.
+    public let now: @Sendable () -> Date
+    let logger: Logger
+    let logsBodies: Bool
+
+    /// Makes a pipeline.
+    public init(verifier: PostbackVerifier, writer: GroupCommitWriter, logger: Logger, logsBodies: Bool = false,
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.verifier = verifier
+        self.writer = writer
+        self.logger = logger
+        self.logsBodies = logsBodies
+        self.now = now
+    }
+
+    /// One result of the pipeline: the reply and the version the body claimed (for metrics).
+    public struct Result: Sendable, Hashable {
+        /// What to answer.
+        public let reply: PostbackReply
+        /// The version as sent, when known.
+        public let version: String?
+    }
+
+    /// Verifies and stores one body, returning once it is durable (or refused and recorded).
+    public func receive(_ body: [UInt8], endpoint: String) async -> Result {
+        let entry = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint)
+        let outcomes = await store([entry.entry])
+        return result(entry, outcomes?[0])
+    }
+
+    /// Verifies records (postbacks, or the simulator's envelopes around them) on every core, then stores them in
+    /// one submission; results are in input order.
+    public func ingest(_ records: [[UInt8]], endpoint: String) async -> [Result] {
+        let verifier = verifier
+        let verdicts = await Self.concurrentMap(records) { verifier.verify(record: $0) }
+        let entries = zip(records, verdicts).map { entry(for: $0, verdict: $1, endpoint: endpoint) }
+        let outcomes = await store(entries.map(\.entry))
+        return entries.enumerated().map { result($1, outcomes?[$0]) }
+    }
+
+    private struct Judged {
+        let entry: StoreEntry
+        let verdict: PostbackVerdict
+    }
+
+    private func entry(for body: [UInt8], verdict: PostbackVerdict, endpoint: String) -> Judged {
+        let receivedAt = now()
+        if case .valid(let verified) = verdict {
+            return Judged(entry: .accepted(AcceptedPostback(verified: verified, rawBody: body, receivedAt: receivedAt,
+                                                            endpoint: endpoint)), verdict: verdict)
+        }
+        var metadata: Logger.Metadata = [
+            "status": "\(verdict.status.rawValue)", "field": "\(verdict.field ?? "-")",
+            "transaction-id": "\(verdict.transactionID ?? "-")", "reason": "\(verdict.reason ?? "")",
+        ]
+        if logsBodies { metadata["body"] = "\(String(decoding: body, as: UTF8.self))" }
+        logger.debug("refused a postback", metadata: metadata)
+        return Judged(entry: .rejected(RejectedPostback(verdict: verdict, rawBody: body, receivedAt: receivedAt,
+                                                        endpoint: endpoint)), verdict: verdict)
+    }
+
+    /// The outcomes, or `nil` when the store failed.
+    private func store(_ entries: [StoreEntry]) async -> [StoreOutcome]? {
+        do {
+            return try await writer.submit(entries)
+        } catch {
+            logger.error("cannot store postbacks", metadata: ["count": "\(entries.count)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    private func result(_ judged: Judged, _ outcome: StoreOutcome?) -> Result {
+        let version = judged.verdict.version
+        guard case .valid = judged.verdict else {
+            // A refusal is answered 400 even if recording it failed: the client's body is at fault either way.
+            return Result(reply: PostbackReply(refusing: judged.verdict), version: version)
+        }
+        switch outcome {
+        case .stored: return Result(reply: PostbackReply(.accepted), version: version)
+        case .duplicate: return Result(reply: PostbackReply(.duplicate), version: version)
+        case .rejectionRecorded, nil:
+            return Result(reply: PostbackReply(.unavailable, reason: "the postback could not be stored; retry later"),
+                          version: version)
+        }
+    }
+
+    /// Maps on every core in contiguous chunks, keeping input order.
+    static func concurrentMap<T: Sendable, R: Sendable>(_ items: [T], _ transform: @escaping @Sendable (T) -> R) async
+        -> [R] {
+        let chunks = max(1, min(items.count, ProcessInfo.processInfo.activeProcessorCount * 4))
+        let size = (items.count + chunks - 1) / max(chunks, 1)
+        guard size > 0 else { return [] }
+        return await withTaskGroup(of: (Int, [R]).self) { group in
+            for start in stride(from: 0, to: items.count, by: size) {
+                let slice = Array(items[start..<min(start + size, items.count)])
+                group.addTask { (start, slice.map(transform)) }
+            }
+            var parts: [(Int, [R])] = []
+            for await part in group { parts.append(part) }
+            return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        }
+    }
+}

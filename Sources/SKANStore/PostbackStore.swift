@@ -1,0 +1,19 @@
+/// Where the collector keeps postbacks. SQLite is the default engine (``SQLitePostbackStore``); another can stand
+/// beside it by conforming to this protocol.
+///
+/// The collector calls ``write(_:)`` from one writer at a time (``GroupCommitWriter``), so an engine need not
+/// serialise writes itself; reads may come from any thread at any time.
+public protocol PostbackStore: Sendable {
+    /// Writes a batch in one transaction and returns one outcome per entry, in order, once the batch is durable.
+    /// Throws ``StoreError`` when nothing of the batch was kept.
+    func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome]
+
+    /// Every stored postback with this transaction id (several networks or sequence indexes may share one).
+    func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback]
+
+    /// Counts of what the store holds.
+    func stats() async throws(StoreError) -> StoreStats
+
+    /// Closes the store; later calls fail.
+    func close() async throws(StoreError)
+}

@@ -1,0 +1,115 @@
+import Foundation
+import GRDB
+import SKANCore
+
+/// The default ``PostbackStore``: one SQLite file in WAL mode, through GRDB.
+///
+/// WAL lets `GET` requests read while the writer commits. Writes come from one ``GroupCommitWriter``, which
+/// hands over many postbacks per call, so one transaction (and with ``SQLiteDurability/full`` one fsync)
+/// covers a whole batch.
+public final class SQLitePostbackStore: PostbackStore {
+    private let database: any DatabaseWriter
+    private let cap: RejectionCap
+
+    /// Opens (creating when missing) the database at `path` and brings its schema up to date.
+    public init(path: String, durability: SQLiteDurability = .full, rejectionCap: RejectionCap = RejectionCap())
+        throws(StoreError) {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)")
+        }
+        // A reader never waits for the writer in WAL mode; this only covers a second process opening the file.
+        configuration.busyMode = .timeout(5)
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw StoreError(.cannotOpen, "cannot open the database \(path): \(error)")
+        }
+        cap = rejectionCap
+        try migrate()
+    }
+
+    /// A store in memory, for tests: nothing survives the process.
+    public init(inMemoryWith rejectionCap: RejectionCap = RejectionCap()) throws(StoreError) {
+        do {
+            database = try DatabaseQueue()
+        } catch {
+            throw StoreError(.cannotOpen, "cannot open an in-memory database: \(error)")
+        }
+        cap = rejectionCap
+        try migrate()
+    }
+
+    private func migrate() throws(StoreError) {
+        do {
+            try SQLiteSchema.migrator.migrate(database)
+        } catch {
+            throw StoreError(.migrationFailed, "cannot bring the schema up to date: \(error)")
+        }
+    }
+
+    /// The journal mode SQLite reports (`wal` for a file, `memory` in memory).
+    public func journalMode() throws(StoreError) -> String {
+        try read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
+    }
+
+    /// The `synchronous` setting SQLite reports: 1 NORMAL, 2 FULL.
+    public func synchronousSetting() throws(StoreError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
+    public func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
+        let cap = cap
+        do {
+            return try await database.write { db in try Self.write(entries, cap: cap, in: db) }
+        } catch {
+            throw StoreError(.writeFailed, "cannot store \(entries.count) postbacks: \(error)")
+        }
+    }
+
+    public func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback] {
+        do {
+            return try await database.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM postbacks WHERE transaction_id = ? ORDER BY id",
+                                 arguments: [transactionID]).map(Self.storedPostback)
+            }
+        } catch {
+            throw StoreError(.readFailed, "cannot read postbacks: \(error)")
+        }
+    }
+
+    public func stats() async throws(StoreError) -> StoreStats {
+        do {
+            return try await database.read { db in
+                let byVersion = try Row.fetchAll(db, sql: "SELECT version, count(*) FROM postbacks GROUP BY version")
+                let byStatus = try Row.fetchAll(db, sql: "SELECT status, count(*) FROM rejected_postbacks GROUP BY status")
+                let dropped = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'rejected_dropped'")
+                let versions = Dictionary(uniqueKeysWithValues: byVersion.map { (row: Row) in
+                    (row[0] as String, row[1] as Int) })
+                let statuses = Dictionary(uniqueKeysWithValues: byStatus.map { (row: Row) in
+                    (row[0] as String, row[1] as Int) })
+                return StoreStats(postbacks: versions.values.reduce(0, +), postbacksByVersion: versions,
+                                  rejected: statuses.values.reduce(0, +), rejectedByStatus: statuses,
+                                  rejectedDropped: dropped ?? 0)
+            }
+        } catch {
+            throw StoreError(.readFailed, "cannot count postbacks: \(error)")
+        }
+    }
+
+    public func close() async throws(StoreError) {
+        do {
+            try database.close()
+        } catch {
+            throw StoreError(.writeFailed, "cannot close the database: \(error)")
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try database.read(body)
+        } catch {
+            throw StoreError(.readFailed, "cannot read the database: \(error)")
+        }
+    }
+}

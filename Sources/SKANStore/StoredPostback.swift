@@ -1,0 +1,72 @@
+import SKANCore
+
+/// A postback as the store holds it.
+public struct StoredPostback: Sendable, Hashable {
+    /// The postback's fields, rebuilt from the columns.
+    public let postback: Postback
+    /// The extra keys as a JSON object text, when the postback had any.
+    public let extrasJSON: String?
+    /// The bytes as received.
+    public let rawBody: [UInt8]
+    /// When it was received, ISO 8601 in UTC.
+    public let receivedAt: String
+    /// The trusted key that verified it.
+    public let keyName: String
+    /// The field order that matched.
+    public let layout: String
+    /// Where it came from.
+    public let endpoint: String
+
+    /// Makes a stored postback.
+    public init(postback: Postback, extrasJSON: String?, rawBody: [UInt8], receivedAt: String, keyName: String,
+                layout: String, endpoint: String) {
+        self.postback = postback
+        self.extrasJSON = extrasJSON
+        self.rawBody = rawBody
+        self.receivedAt = receivedAt
+        self.keyName = keyName
+        self.layout = layout
+        self.endpoint = endpoint
+    }
+}
+
+/// Counts of what a store holds, for `GET /stats`.
+public struct StoreStats: Sendable, Hashable {
+    /// Accepted postbacks, in all.
+    public var postbacks: Int
+    /// Accepted postbacks by version.
+    public var postbacksByVersion: [String: Int]
+    /// Refusals currently kept.
+    public var rejected: Int
+    /// Kept refusals by status.
+    public var rejectedByStatus: [String: Int]
+    /// Refusals the size cap removed to make room.
+    public var rejectedDropped: Int
+
+    /// Makes a set of counts.
+    public init(postbacks: Int, postbacksByVersion: [String: Int], rejected: Int, rejectedByStatus: [String: Int],
+                rejectedDropped: Int) {
+        self.postbacks = postbacks
+        self.postbacksByVersion = postbacksByVersion
+        self.rejected = rejected
+        self.rejectedByStatus = rejectedByStatus
+        self.rejectedDropped = rejectedDropped
+    }
+
+    /// The counts as a JSON object.
+    public var json: String {
+        var writer = JSONWriter()
+        writer.integer("postbacks", postbacks)
+        writer.raw("postbacks-by-version", Self.object(postbacksByVersion))
+        writer.integer("rejected", rejected)
+        writer.raw("rejected-by-status", Self.object(rejectedByStatus))
+        writer.integer("rejected-dropped", rejectedDropped)
+        return writer.json
+    }
+
+    private static func object(_ counts: [String: Int]) -> String {
+        var writer = JSONWriter()
+        for (key, value) in counts.sorted(by: { $0.key < $1.key }) { writer.integer(key, value) }
+        return writer.json
+    }
+}

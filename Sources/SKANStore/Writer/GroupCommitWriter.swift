@@ -1,0 +1,113 @@
+import Synchronization
+
+/// The one writer in front of a ``PostbackStore``: callers queue entries and wait; the writer commits whatever has
+/// queued up in one transaction, then answers each caller with its own outcomes.
+///
+/// This is group commit. Under load, many requests arrive while a transaction runs, and the next transaction takes
+/// them all, so the cost of a commit (and its fsync) is shared; when idle, a lone request commits at once. Each
+/// caller still resumes only after the transaction holding its entries has committed.
+public final class GroupCommitWriter: Sendable {
+    private struct Pending {
+        let entries: [StoreEntry]
+        let continuation: CheckedContinuation<[StoreOutcome], any Error>
+    }
+
+    private struct State {
+        var pending: [Pending] = []
+        var isClosed = false
+    }
+
+    private let store: any PostbackStore
+    private let maximumBatch: Int
+    private let state = Mutex(State())
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    /// A writer for `store` that commits at most about `maximumBatch` entries per transaction (a caller's entries
+    /// are never split, so one large submission may exceed it).
+    public init(store: any PostbackStore, maximumBatch: Int = 2048) {
+        self.store = store
+        self.maximumBatch = maximumBatch
+        // One buffered wake-up is enough: the loop drains everything pending each time it wakes.
+        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Queues `entries` and returns their outcomes, in order, once they are durable.
+    /// Throws ``StoreError`` when the transaction failed or the writer has shut down.
+    public func submit(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
+        if entries.isEmpty { return [] }
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                let accepted = state.withLock { state in
+                    guard !state.isClosed else { return false }
+                    state.pending.append(Pending(entries: entries, continuation: continuation))
+                    return true
+                }
+                if accepted {
+                    wake.yield()
+                } else {
+                    continuation.resume(throwing: StoreError(.closed, "the store is shutting down"))
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.writeFailed, "\(error)")
+        }
+    }
+
+    /// Entries queued and not yet taken into a transaction: the writer's backlog.
+    public var queuedEntries: Int {
+        state.withLock { $0.pending.reduce(0) { $0 + $1.entries.count } }
+    }
+
+    /// Queues one entry; see ``submit(_:)``.
+    public func submit(_ entry: StoreEntry) async throws(StoreError) -> StoreOutcome {
+        try await submit([entry])[0]
+    }
+
+    /// Commits batches until ``finish()`` is called, then commits what is still queued and returns.
+    public func run() async {
+        for await _ in wakeups {
+            await drain()
+        }
+        await drain()
+    }
+
+    /// Stops taking entries; ``run()`` returns once everything already queued has committed.
+    public func finish() {
+        state.withLock { $0.isClosed = true }
+        wake.finish()
+    }
+
+    private func drain() async {
+        while true {
+            let batch = takeBatch()
+            if batch.isEmpty { return }
+            do {
+                let outcomes = try await store.write(batch.flatMap(\.entries))
+                var offset = 0
+                for pending in batch {
+                    pending.continuation.resume(returning: Array(outcomes[offset..<offset + pending.entries.count]))
+                    offset += pending.entries.count
+                }
+            } catch {
+                for pending in batch { pending.continuation.resume(throwing: error) }
+            }
+        }
+    }
+
+    private func takeBatch() -> [Pending] {
+        state.withLock { state in
+            var count = 0
+            var taken = 0
+            while taken < state.pending.count && (taken == 0 || count + state.pending[taken].entries.count <= maximumBatch) {
+                count += state.pending[taken].entries.count
+                taken += 1
+            }
+            let batch = Array(state.pending[..<taken])
+            state.pending.removeFirst(taken)
+            return batch
+        }
+    }
+}

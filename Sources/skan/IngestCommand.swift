@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SKANCollector
+import SKANCore
+import SKANStore
+
+/// `skan ingest`: loads JSON-lines postbacks into the collector's database through the same pipeline as `serve`.
+struct IngestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Load postbacks from JSON-lines files into the database: verify, drop duplicates, store.",
+        discussion: """
+            Reads each FILE ('-' for standard input) as JSON lines: bare postbacks, or the envelopes that \
+            `skan simulate` writes ({"send-at": ..., "postback": {...}}). Verifies on every core, stores in \
+            batches (one transaction each), shows progress on standard error, and prints the counts.
+
+            Exit status: 0 when every record was accepted or a duplicate, 1 when any was refused, 2 for usage errors.
+            """
+    )
+
+    @Option(help: "The SQLite database file (created when missing).")
+    var db: String
+
+    @OptionGroup var keys: KeyOptions
+
+    @OptionGroup var storage: StorageOptions
+
+    @Argument(help: "JSON-lines files; '-' for standard input.")
+    var files: [String]
+
+    func run() async throws {
+        let verifier = PostbackVerifier(keyRing: try keys.keyRing())
+        try RecordReader.checkReadable(files)
+        let store = try storage.open(db)
+        let writer = GroupCommitWriter(store: store)
+        let pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: .init(label: "skan.ingest"))
+        var progress = IngestProgress(totalBytes: files.reduce(0) { $0 + RecordReader.size(of: $1) })
+        var counts: [PostbackReply.Outcome: Int] = [:]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await writer.run() }
+            defer { writer.finish() }
+            var reader = RecordReader(paths: files)
+            while let batch = try reader.nextBatch() {
+                let results = await pipeline.ingest(batch.map { Array($0.record.bytes) }, endpoint: "ingest")
+                for result in results { counts[result.reply.outcome, default: 0] += 1 }
+                progress.advance(records: batch.count, bytes: batch.reduce(0) { $0 + $1.record.bytes.count + 1 })
+            }
+            writer.finish()
+            try await group.waitForAll()
+        }
+        progress.finish()
+        do {
+            try await store.close()
+        } catch {
+            throw CLIError(error.reason, exitCode: .failure)
+        }
+        let total = counts.values.reduce(0, +)
+        let line = PostbackReply.Outcome.allCases.compactMap { outcome in
+            counts[outcome].map { "\(outcome.rawValue) \($0)" }
+        }.joined(separator: ", ")
+        print("ingested \(total) records into \(db): \(line.isEmpty ? "nothing" : line)")
+        if counts[.unavailable, default: 0] > 0 { throw CLIError("the database refused some writes", exitCode: .failure) }
+        let refused = total - counts[.accepted, default: 0] - counts[.duplicate, default: 0]
+        if refused > 0 { throw ExitCode.failure }
+    }
+}
+
+/// A one-line progress bar on standard error, redrawn at most ten times a second, by bytes read.
+struct IngestProgress {
+    let totalBytes: Int
+    private var records = 0
+    private var bytes = 0
+    private var lastDrawn = Date.distantPast
+    private let isTerminal = isatty(STDERR_FILENO) != 0
+
+    init(totalBytes: Int) {
+        self.totalBytes = totalBytes
+    }
+
+    mutating func advance(records count: Int, bytes read: Int) {
+        records += count
+        bytes += read
+        let now = Date()
+        if now.timeIntervalSince(lastDrawn) >= 0.1 {
+            lastDrawn = now
+            draw(ending: isTerminal ? "\r" : "\n")
+        }
+    }
+
+    func finish() {
+        draw(ending: "\n")
+    }
+
+    private func draw(ending: String) {
+        let fraction = totalBytes > 0 ? min(1, Double(bytes) / Double(totalBytes)) : 1
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let line = "[\(bar)] \(Int(fraction * 100))% \(records) records" + ending
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SKANCollector
+import SKANCore
+import SKANStore
+
+/// `skan serve`: the collector, receiving postbacks over HTTP.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Receive postbacks over HTTP, verify them, drop duplicates and store them durably.",
+        discussion: """
+            Serves POST /.well-known/skadnetwork/report-attribution/ and POST /postbacks (or the --path values), \
+            GET /healthz, /metrics, /stats and /postbacks/{transaction-id}. Answers 200 only once the postback is \
+            committed to the SQLite database (created with its schema on first start). SIGINT or SIGTERM stops \
+            it gracefully: in-flight requests finish and the database closes cleanly.
+            """
+    )
+
+    @Option(help: "The SQLite database file.")
+    var db = "./skan.sqlite"
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one (printed at start).")
+    var port = 8080
+
+    @Option(name: .customLong("path"), help: "A path that takes POSTed postbacks, replacing the two defaults. Repeatable.")
+    var paths: [String] = []
+
+    @OptionGroup var keys: KeyOptions
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: LogLevelArgument = .info
+
+    @Flag(help: "Log the bodies of refused postbacks (they carry signatures; off by default).")
+    var logBodies = false
+
+    func run() async throws {
+        let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
+        let verifier = PostbackVerifier(keyRing: try keys.keyRing())
+        let store = try storage.open(db)
+        var configuration = CollectorConfiguration(host: host, port: port, logsBodies: logBodies)
+        if !paths.isEmpty { configuration.postbackPaths = paths }
+        let collector: Collector
+        do {
+            collector = try Collector(configuration: configuration, store: store, verifier: verifier, logger: logger)
+        } catch {
+            throw CLIError(error.reason)
+        }
+        let host = host
+        let db = db
+        do {
+            try await collector.run { port in
+                // A line a script (and the SIGKILL test) can wait for and read the port from.
+                // Written straight to the descriptor so that it is not held in stdio's buffer when piped.
+                FileHandle.standardOutput.write(Data("skan serve: listening on http://\(host):\(port) (database \(db))\n".utf8))
+            }
+        } catch {
+            throw CLIError(error.reason, exitCode: .failure)
+        }
+    }
+}
+
+/// How the SQLite database is opened, shared by `serve` and `ingest`.
+struct StorageOptions: ParsableArguments {
+    @Option(help: "full: every commit survives power loss (fsync per batch); normal: survives a process crash only.")
+    var durability: SQLiteDurability = .full
+
+    @Option(help: "Refused postbacks kept at most; older ones are dropped and counted.")
+    var rejectedCap = RejectionCap().maximumRows
+
+    func open(_ path: String) throws(CLIError) -> SQLitePostbackStore {
+        do {
+            return try SQLitePostbackStore(path: path, durability: durability,
+                                           rejectionCap: RejectionCap(maximumRows: rejectedCap))
+        } catch {
+            throw CLIError(error.reason)
+        }
+    }
+}
+
+extension SQLiteDurability: ExpressibleByArgument {}
+
+/// A swift-log level as a command-line value.
+enum LogLevelArgument: String, ExpressibleByArgument, CaseIterable {
+    case trace, debug, info, notice, warning, error, critical
+
+    var level: Logger.Level { Logger.Level(rawValue: rawValue) ?? .info }
+}
+
+/// Process-wide logging set-up for the long-running commands.
+enum LogSetup {
+    static func make(label: String, level: Logger.Level) -> Logger {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: label)
+        logger.logLevel = level
+        return logger
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import SKANCore
+
+/// The trusted-key options shared by every command that verifies postbacks (`verify`, `serve`, `ingest`).
+struct KeyOptions: ParsableArguments {
+    @Option(name: .customLong("trust-key"), help: "Also trust this public key (PEM or Base64 file). Repeatable.")
+    var trustKeys: [String] = []
+
+    @Option(name: .customLong("apple-key-p256"), help: "Use this P-256 key instead of Apple's (versions 2.1 and later).")
+    var appleKeyP256: String?
+
+    @Option(name: .customLong("apple-key-p192"), help: "Use this P-192 key instead of Apple's (versions 1.0 and 2.0).")
+    var appleKeyP192: String?
+
+    /// Apple's keys, with the replacements and additions the options name.
+    func keyRing() throws(CLIError) -> KeyRing {
+        var ring = KeyRing.apple
+        for (path, curve) in [(appleKeyP256, ECCurve.p256), (appleKeyP192, .p192)] {
+            guard let path else { continue }
+            let key = try KeyFiles.publicKey(path)
+            guard key.curve == curve else {
+                throw CLIError("--apple-key-\(curve == .p256 ? "p256" : "p192") \(path): the key is \(key.curve), expected \(curve)")
+            }
+            ring.replaceKeys(onCurveOf: TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: key))
+        }
+        for path in trustKeys {
+            ring.add(TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: try KeyFiles.publicKey(path)))
+        }
+        return ring
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import HummingbirdTesting
+import SKANCollector
+import SKANCore
+import Testing
+
+@Suite("Collector routes")
+struct CollectorRouteTests {
+    typealias H = CollectorHarness
+
+    @Test("answers 200 accepted, then 200 duplicate for the same postback", arguments: [
+        CollectorConfiguration.networkPath, CollectorConfiguration.developerCopyPath,
+    ])
+    func acceptedThenDuplicate(path: String) async throws {
+        try await H.withCollector { _, client in
+            let body = Array(TestPostbacks.postback().json.utf8)
+            let first = try await H.post(client, body, path: path)
+            #expect(first.status == 200)
+            #expect(first.body == #"{"status":"accepted"}"#)
+            let second = try await H.post(client, body, path: path)
+            #expect(second.status == 200)
+            #expect(second.body == #"{"status":"duplicate"}"#)
+        }
+    }
+
+    @Test("answers 400 naming attribution-signature for a signature no trusted key made")
+    func invalidSignature() async throws {
+        try await H.withCollector { _, client in
+            var postback = TestPostbacks.postback()
+            postback.appID += 1
+            let reply = try await H.post(client, Array(postback.json.utf8))
+            #expect(reply.status == 400)
+            let json = H.json(reply.body)
+            #expect(json["status"] as? String == "invalid-signature")
+            #expect(json["field"] as? String == "attribution-signature")
+        }
+    }
+
+    @Test("answers 400 naming the field for a malformed postback")
+    func malformedField() async throws {
+        try await H.withCollector { _, client in
+            let body = TestPostbacks.postback().json.replacingOccurrences(of: #""app-id":525463029"#,
+                                                                          with: #""app-id":"525463029""#)
+            let reply = try await H.post(client, Array(body.utf8))
+            #expect(reply.status == 400)
+            let json = H.json(reply.body)
+            #expect(json["status"] as? String == "malformed")
+            #expect(json["field"] as? String == "app-id")
+        }
+    }
+
+    @Test("answers 400 naming version for an unknown version")
+    func unsupportedVersion() async throws {
+        try await H.withCollector { _, client in
+            let body = TestPostbacks.postback().json.replacingOccurrences(of: #""version":"4.0""#,
+                                                                          with: #""version":"9.9""#)
+            let reply = try await H.post(client, Array(body.utf8))
+            #expect(reply.status == 400)
+            #expect(H.json(reply.body)["status"] as? String == "unsupported-version")
+            #expect(H.json(reply.body)["field"] as? String == "version")
+        }
+    }
+
+    @Test("answers 413 for a body over the limit")
+    func tooLarge() async throws {
+        try await H.withCollector { _, client in
+            let reply = try await H.post(client, [UInt8](repeating: 0x20, count: 64 * 1024 + 1))
+            #expect(reply.status == 413)
+            #expect(H.json(reply.body)["status"] as? String == "too-large")
+        }
+    }
+
+    @Test("answers 415 for a declared non-JSON content type, and takes JSON with parameters or none", arguments: [
+        ("text/plain", 415), ("application/x-www-form-urlencoded", 415), ("application/json; charset=utf-8", 200),
+        ("application/JSON", 200),
+    ])
+    func contentType(type: String, status: Int) async throws {
+        try await H.withCollector { _, client in
+            let reply = try await H.post(client, Array(TestPostbacks.postback().json.utf8), contentType: type)
+            #expect(reply.status == status)
+        }
+    }
+
+    @Test("takes a postback sent without a content type")
+    func noContentType() async throws {
+        try await H.withCollector { _, client in
+            let reply = try await H.post(client, Array(TestPostbacks.postback().json.utf8), contentType: nil)
+            #expect(reply.status == 200)
+        }
+    }
+
+    @Test("accepts Apple's own sample postback when Apple's keys are trusted")
+    func appleSample() async throws {
+        try await H.withCollector { _, client in
+            let body = try Data(contentsOf: TestPostbacks.packageRoot
+                .appendingPathComponent("Samples/postbacks/skan-4.0-web-fine-apple-doc.json"))
+            let reply = try await H.post(client, Array(body))
+            #expect(reply.body == #"{"status":"accepted"}"#)
+        }
+    }
+
+    @Test("serves healthz, stats, a stored postback by transaction id, and 404 for an unknown one")
+    func getRoutes() async throws {
+        try await H.withCollector { _, client in
+            let postback = TestPostbacks.postback()
+            _ = try await H.post(client, Array(postback.json.utf8))
+            _ = try await H.post(client, Array("{".utf8))
+            let health = try await H.get(client, "/healthz")
+            #expect(health.status == 200 && health.body == #"{"status":"ok"}"#)
+            let stats = try await H.get(client, "/stats")
+            #expect(stats.body == #"{"postbacks":1,"postbacks-by-version":{"4.0":1},"rejected":1,"rejected-by-status":{"malformed":1},"rejected-dropped":0}"#)
+            let found = try await H.get(client, "/postbacks/\(postback.transactionID)")
+            #expect(found.status == 200)
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(found.body.utf8)) as? [[String: Any]])
+            #expect(rows.count == 1)
+            #expect(rows.first?["key"] as? String == "simulated-apple-p256")
+            #expect(rows.first?["received-at"] as? String == "2026-05-28T20:26:40.000Z")
+            #expect((rows.first?["postback"] as? [String: Any])?["transaction-id"] as? String == postback.transactionID)
+            let missing = try await H.get(client, "/postbacks/no-such-id")
+            #expect(missing.status == 404)
+        }
+    }
+
+    @Test("counts received, accepted, duplicate and rejected postbacks in /metrics")
+    func metrics() async throws {
+        try await H.withCollector { _, client in
+            let body = Array(TestPostbacks.postback().json.utf8)
+            _ = try await H.post(client, body)
+            _ = try await H.post(client, body)
+            _ = try await H.post(client, Array("[]".utf8))
+            let text = try await H.get(client, "/metrics").body
+            #expect(text.contains("skan_postbacks_received_total 3"))
+            #expect(text.contains("skan_postbacks_accepted_total 1"))
+            #expect(text.contains("skan_postbacks_duplicate_total 1"))
+            #expect(text.contains(#"skan_postbacks_rejected_total{reason="malformed",version="unknown"} 1"#))
+            #expect(text.contains("skan_postback_request_duration_seconds_count 3"))
+        }
+    }
+
+    @Test("stores 200 concurrent copies of one postback once and answers 199 duplicates")
+    func concurrentCopies() async throws {
+        let stats = try await H.withCollector { collector, client in
+            let body = Array(TestPostbacks.postback().json.utf8)
+            let replies = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<200 { group.addTask { try await H.post(client, body).body } }
+                var replies: [String] = []
+                for try await reply in group { replies.append(reply) }
+                return replies
+            }
+            #expect(replies.filter { $0 == #"{"status":"accepted"}"# }.count == 1)
+            #expect(replies.filter { $0 == #"{"status":"duplicate"}"# }.count == 199)
+            return try await collector.store.stats()
+        }
+        #expect(stats.postbacks == 1)
+    }
+}

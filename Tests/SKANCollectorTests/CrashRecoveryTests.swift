@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import SKANStore
+import Synchronization
+import Testing
+
+/// The real `skan serve` binary, killed with SIGKILL under load, keeps every postback it answered 200 for.
+@Suite("Crash recovery", .serialized)
+struct CrashRecoveryTests {
+    /// `skan` sits beside the test bundle once the package is built (`swift build` or `swift test`).
+    static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("skan").path
+
+    static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: binary) }
+
+    @Test("keeps every acknowledged postback across SIGKILL, then shuts down cleanly on SIGTERM",
+          .enabled(if: isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(1)))
+    func sigkill() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-kill-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let acknowledged = Acknowledged()
+        let bodies = (0..<6000).map { _ in TestPostbacks.postback() }
+
+        let first = try ServerProcess(binary: Self.binary, database: path)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<16 {
+                group.addTask {
+                    var index = worker
+                    while index < bodies.count {
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(first.port)/postbacks")
+                        request.method = .POST
+                        request.headers.add(name: "content-type", value: "application/json")
+                        request.body = .bytes(ByteBuffer(string: bodies[index].json))
+                        guard let response = try? await client.execute(request, timeout: .seconds(5)) else { return }
+                        let reply = try? await response.body.collect(upTo: 1024)
+                        if response.status == .ok, let reply, String(buffer: reply) == #"{"status":"accepted"}"# {
+                            acknowledged.ids.withLock { $0.append(bodies[index].transactionID) }
+                        }
+                        index += 16
+                    }
+                }
+            }
+            group.addTask {
+                // Kill mid-load, without warning: no graceful shutdown, no checkpoint.
+                while acknowledged.ids.withLock({ $0.count }) < 300 { try? await Task.sleep(for: .milliseconds(5)) }
+                first.kill(SIGKILL)
+            }
+        }
+        try await client.shutdown()
+        first.waitUntilExit()
+        #expect(first.terminationSignal == SIGKILL)
+
+        let ids = acknowledged.ids.withLock { $0 }
+        #expect(ids.count >= 300)
+        let second = try ServerProcess(binary: Self.binary, database: path)
+        let store = try SQLitePostbackStore(path: path)
+        var missing: [String] = []
+        for id in ids where try await store.postbacks(transactionID: id).isEmpty { missing.append(id) }
+        try await store.close()
+        #expect(missing.isEmpty, "lost \(missing.count) of \(ids.count) acknowledged postbacks")
+        second.kill(SIGTERM)
+        second.waitUntilExit()
+        #expect(second.exitStatus == 0)
+    }
+}
+
+/// `skan serve` on a free port, trusting the simulated Apple test key.
+/// `Process` is not marked Sendable; this wrapper only signals and waits on it, which Foundation allows from any thread.
+final class ServerProcess: @unchecked Sendable {
+    let process: Process
+    let port: Int
+
+    init(binary: String, database: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["serve", "--db", database, "--port", "0", "--log-level", "warning", "--apple-key-p256",
+                             TestPostbacks.keys.appendingPathComponent("simulated-apple-p256-public-key.pem").path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // The server prints one line with its port once it listens.
+        var text = ""
+        while !text.contains("\n") {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+              let port = Int(text[range].split(separator: ":").last ?? "") else {
+            process.terminate()
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no port in \(text)"])
+        }
+        self.process = process
+        self.port = port
+    }
+
+    func kill(_ signal: Int32) { Foundation.kill(process.processIdentifier, signal) }
+    func waitUntilExit() { process.waitUntilExit() }
+    var terminationSignal: Int32? { process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil }
+    var exitStatus: Int32? { process.terminationReason == .exit ? process.terminationStatus : nil }
+}
+
+/// Transaction ids the server answered `accepted` for, shared by the load tasks.
+final class Acknowledged: Sendable {
+    let ids = Mutex<[String]>([])
+}
