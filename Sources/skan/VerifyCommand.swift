@@ -28,30 +28,34 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let verifier = PostbackVerifier(keyRing: try keys.keyRing())
         try RecordReader.checkReadable(files)
-        var reader = RecordReader(paths: files)
-        let output = FileHandle.standardOutput
+        // Three stages overlap: the next batch is read while this one is verified on every core, and the
+        // previous one is written meanwhile; output order is input order throughout.
+        let reader = LockedReader(RecordReader(paths: files))
+        let batches = Prefetcher { try reader.nextBatch() }
+        let output = OrderedWriter { bytes in FileHandle.standardOutput.write(Data(bytes)) }
         var allValid = true
         var isFirstBatch = true
-        while let batch = try reader.nextBatch() {
-            let format = format
-            let maximum = JSONRecordSplitter().maximumRecordLength
+        let format = format
+        let maximum = JSONRecordSplitter().maximumRecordLength
+        while let batch = try batches.next() {
             let results = Parallel.map(batch) { sourced -> (valid: Bool, line: String, row: [String]) in
                 let verdict: PostbackVerdict = sourced.record.isTooLong
                     ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
                     : verifier.verify(record: sourced.record.bytes)
                 return format == .csv
                     ? (verdict.isValid, "", VerdictFormat.row(verdict, at: sourced.location))
-                    : (verdict.isValid, VerdictFormat.line(verdict, at: sourced.location, as: format), [])
+                    : (verdict.isValid, VerdictFormat.line(verdict, at: sourced.location, as: format) + "\n", [])
             }
             allValid = allValid && results.allSatisfy(\.valid)
             if format == .csv {
-                output.write(try VerdictFormat.csv((isFirstBatch ? [VerdictFormat.csvHeader] : []) + results.map(\.row)))
+                output.submit(Array(try VerdictFormat.csv((isFirstBatch ? [VerdictFormat.csvHeader] : []) + results.map(\.row))))
             } else {
-                output.write(Data((results.map(\.line).joined(separator: "\n") + "\n").utf8))
+                output.submit(Array(results.map(\.line).joined().utf8))
             }
             isFirstBatch = false
         }
-        if isFirstBatch && format == .csv { output.write(try VerdictFormat.csv([VerdictFormat.csvHeader])) }
+        if isFirstBatch && format == .csv { output.submit(Array(try VerdictFormat.csv([VerdictFormat.csvHeader]))) }
+        output.drain()
         if !allValid { throw ExitCode.failure }
     }
 }

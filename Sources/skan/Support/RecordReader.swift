@@ -75,3 +75,14 @@ extension RecordReader {
         return (attributes[.size] as? NSNumber)?.intValue ?? 0
     }
 }
+
+/// A ``RecordReader`` that a ``Prefetcher`` drives from its own queue.
+///
+/// `@unchecked Sendable`: only the prefetcher's serial queue calls ``nextBatch()``, one call at a time.
+final class LockedReader: @unchecked Sendable {
+    private var reader: RecordReader
+
+    init(_ reader: RecordReader) { self.reader = reader }
+
+    func nextBatch() throws(CLIError) -> [SourcedRecord]? { try reader.nextBatch() }
+}
