@@ -126,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SKANReportsTests",
-            dependencies: ["SKANReports", "SKANCore"],
+            dependencies: ["SKANReports", "SKANCore", "SKANSimulator", "SKANStore"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,100 @@
+import Foundation
+import SKANCore
+import SKANReports
+import SKANSimulator
+import SKANStore
+import Testing
+
+/// Simulate a sample campaign with a fixed seed, store what the collector would store, report, and compare the CSV
+/// byte for byte with the file in `Golden/`. `SKAN_UPDATE_GOLDEN=1 swift test` rewrites the files after a change
+/// that is meant to alter them (then read the diff before committing it).
+@Suite("Golden reports", .serialized)
+struct GoldenReportTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let campaign: String
+        let fields: String
+        let day: DayBasis
+        var testDescription: String { "\(campaign) by \(fields) (\(day.rawValue))" }
+        var golden: String { "\(campaign)--\(fields.replacingOccurrences(of: ",", with: "-"))--\(day.rawValue).csv" }
+    }
+
+    static let cases = [
+        Case(campaign: "skan-4.0-subscription", fields: "ad-network,window,tier", day: .arrival),
+        Case(campaign: "skan-4.0-subscription", fields: "day", day: .install),
+        Case(campaign: "skan-3.0-game", fields: "ad-network,campaign,did-win", day: .arrival),
+        Case(campaign: "race-storekit-vs-view-through", fields: "ad-network,fidelity,did-win", day: .arrival),
+    ]
+
+    @Test("simulate → store → report gives the golden CSV", arguments: cases)
+    func golden(_ testCase: Case) async throws {
+        let (database, summary) = try await Self.simulatedDatabase(testCase.campaign, devices: 400)
+        defer { try? FileManager.default.removeItem(atPath: database) }
+        let schemaPath = Self.root.appendingPathComponent("Samples/schemas/\(testCase.campaign).csv").path
+        let schema = try ConversionSchema(csv: String(contentsOfFile: schemaPath, encoding: .utf8), source: schemaPath)
+        let request = try ReportRequest(fields: ReportField.list(testCase.fields), day: testCase.day, schema: schema)
+        let report = try ReportBuilder.run(request, on: ReportBuilder.open(database))
+
+        // Not an echo of the code: the totals must agree with what the simulator says it sent.
+        #expect(report.rows.map(\.postbacks).reduce(0, +) == summary.adNetworkPostbacks)
+        #expect(report.rows.map(\.nonWinning).reduce(0, +) == summary.nonWinning)
+
+        let csv = try Self.csv(report)
+        let golden = Self.root.appendingPathComponent("Tests/SKANReportsTests/Golden/\(testCase.golden)")
+        if ProcessInfo.processInfo.environment["SKAN_UPDATE_GOLDEN"] == "1" {
+            try Data(csv.utf8).write(to: golden)
+        }
+        let expected = try String(contentsOf: golden, encoding: .utf8)
+        #expect(csv == expected, "differs from \(golden.lastPathComponent)")
+    }
+
+    @Test("a report over an empty database is one row of zeros, or no rows when grouped")
+    func emptyDatabase() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-empty-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SQLitePostbackStore(path: path)
+        try await store.close()
+        let database = try ReportBuilder.open(path)
+        let total = try ReportBuilder.run(ReportRequest(fields: []), on: database)
+        #expect(total.rows.count == 1)
+        #expect(total.cells(total.rows[0]) == ["0", "0", "0", "0", "0", "0.0000"])
+        let grouped = try ReportBuilder.run(ReportRequest(fields: [.adNetwork, .day]), on: database)
+        #expect(grouped.rows.isEmpty)
+        #expect(grouped.header.prefix(2) == ["ad_network_id", "day"])
+    }
+
+    /// Runs the campaign and writes every ad network postback into a new SQLite file, received at its send time.
+    static func simulatedDatabase(_ campaign: String, devices: Int) async throws -> (String, (adNetworkPostbacks: Int, nonWinning: Int)) {
+        let setup = try CampaignFile.load(path: root.appendingPathComponent("Samples/campaigns/\(campaign).json").path)
+        var records: [SimulatedRecord] = []
+        _ = try Simulation(setup: setup, seed: 1, devices: devices).run { records.append($0) }
+        let verifier = PostbackVerifier(keyRing: KeyRing(setup.applePublicKeys.map { TrustedKey(name: "simulated-\($0.curve)", key: $0) }))
+        var entries: [StoreEntry] = []
+        var nonWinning = 0
+        for record in records where record.recipient == .adNetwork {
+            guard case .valid(let verified) = verifier.verify(record.postback) else {
+                Issue.record("a simulated postback did not verify")
+                continue
+            }
+            if verified.postback.didWin == false { nonWinning += 1 }
+            let receivedAt = Date(timeIntervalSince1970: Double(record.sendAt) / 1000)
+            entries.append(.accepted(AcceptedPostback(verified: verified, rawBody: record.postback, receivedAt: receivedAt, endpoint: "/postbacks")))
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-golden-\(UUID().uuidString).sqlite").path
+        let store = try SQLitePostbackStore(path: path, durability: .normal)
+        let outcomes = try await store.write(entries)
+        #expect(outcomes.count == entries.count)
+        try await store.close()
+        return (path, (entries.count, nonWinning))
+    }
+
+    static func csv(_ report: Report) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-report-\(UUID().uuidString).csv").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let stream = try BufferedOutputStream(path: path)
+        try TableWriter(format: .csv, stream: stream).write(header: report.header, rows: report.rows.map(report.cells))
+        stream.close()
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+}
