@@ -126,7 +126,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SKANReportsTests",
-            dependencies: ["SKANReports", "SKANCore", "SKANSimulator", "SKANStore"],
+            dependencies: [
+                "SKANReports", "SKANCore", "SKANSimulator", "SKANStore",
+                .product(name: "CSV", package: "CSV.swift"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

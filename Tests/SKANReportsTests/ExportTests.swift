@@ -1,0 +1,60 @@
+import CSV
+import Foundation
+import SKANCore
+import SKANReports
+import SKANStore
+import Testing
+
+@Suite("Export")
+struct ExportTests {
+    /// Bodies a careless relay might send: commas, quotes, line breaks, non-ASCII.
+    static let awkward = [
+        #"{"ad-network-id":"a,b","note":"she said \"hi\""}"#,
+        "{\"x\":\"line one\nline two\r\nthree\"}",
+        "plain, with a comma",
+        "ünïcödé \"quoted\", and\nnewline",
+    ]
+
+    @Test("values with commas, quotes and newlines survive a CSV round trip, and JSONL keeps them too")
+    func roundTrip() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-export-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SQLitePostbackStore(path: path, durability: .normal)
+        let verifier = PostbackVerifier()
+        let entries = Self.awkward.map { body in
+            StoreEntry.rejected(RejectedPostback(verdict: verifier.verify(Array(body.utf8)), rawBody: Array(body.utf8),
+                                                 receivedAt: Date(timeIntervalSince1970: 1_770_000_000), endpoint: "/postbacks"))
+        }
+        _ = try await store.write(entries)
+        try await store.close()
+
+        let csvPath = path + ".csv"
+        defer { try? FileManager.default.removeItem(atPath: csvPath) }
+        let stream = try BufferedOutputStream(path: csvPath)
+        let count = try Exporter.export(from: ReportBuilder.open(path), rejected: true, format: .csv, to: stream)
+        stream.close()
+        #expect(count == Self.awkward.count)
+
+        let reader = try CSVReader(string: String(contentsOfFile: csvPath, encoding: .utf8), hasHeaderRow: true)
+        let header = try #require(reader.headerRow)
+        let bodyColumn = try #require(header.firstIndex(of: "raw_body"))
+        let reasonColumn = try #require(header.firstIndex(of: "reason"))
+        var bodies: [String] = []
+        var reasons: [String] = []
+        while let row = reader.next() {
+            bodies.append(row[bodyColumn])
+            reasons.append(row[reasonColumn])
+        }
+        #expect(bodies == Self.awkward)
+        #expect(reasons.allSatisfy { !$0.isEmpty })
+
+        let jsonPath = path + ".jsonl"
+        defer { try? FileManager.default.removeItem(atPath: jsonPath) }
+        let jsonStream = try BufferedOutputStream(path: jsonPath)
+        try Exporter.export(from: ReportBuilder.open(path), rejected: true, format: .jsonl, to: jsonStream)
+        jsonStream.close()
+        let lines = try String(contentsOfFile: jsonPath, encoding: .utf8).split(separator: "\n")
+        let decoded = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(decoded.map { $0["raw_body"] as? String } == Self.awkward)
+    }
+}
