@@ -19,6 +19,7 @@ struct Skan: AsyncParsableCommand {
             IngestCommand.self,
             SimulateCommand.self,
             ReportCommand.self,
+            DemoCommand.self,
             ExportCommand.self,
             BenchCommand.self,
         ]

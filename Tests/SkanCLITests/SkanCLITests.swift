@@ -112,3 +112,28 @@ struct SkanCLITests {
         return url
     }
 }
+
+@Suite("skan demo", .serialized)
+struct SkanDemoTests {
+    @Test("demo posts a simulated campaign to an in-process collector and reports what was stored")
+    func demo() throws {
+        let result = try SkanProcess.run(["demo", "--devices", "150", "--seed", "7"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.lines
+        let delivered = try #require(lines.first { $0.hasPrefix("delivered") })
+        let count = try #require(Int(delivered.split(separator: " ")[1]))
+        #expect(delivered.contains("0 retries, 0 given up"))
+        // The table's postbacks column adds up to what was delivered: every postback was accepted and stored.
+        let header = try #require(lines.firstIndex { $0.hasPrefix("ad_network_id") })
+        let columns = lines[header].split(separator: " ", omittingEmptySubsequences: true)
+        let postbacksColumn = try #require(columns.firstIndex(of: "postbacks"))
+        let rows = lines[(header + 2)...].prefix { !$0.isEmpty }
+        let stored = rows.map { Int($0.split(separator: " ", omittingEmptySubsequences: true)[postbacksColumn]) ?? 0 }.reduce(0, +)
+        #expect(count > 0)
+        #expect(stored == count)
+        let folder = try #require(lines.first { $0.hasPrefix("left behind in ") }).dropFirst("left behind in ".count).dropLast()
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/skan.sqlite"))
+        #expect(FileManager.default.fileExists(atPath: "\(folder)/report.csv"))
+        try? FileManager.default.removeItem(atPath: String(folder))
+    }
+}

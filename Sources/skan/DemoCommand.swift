@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SKANCollector
+import SKANCore
+import SKANReports
+import SKANSimulator
+import SKANStore
+
+/// `skan demo`: the whole flow on one machine — a collector, simulated iPhones posting to it, and the report.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the whole flow once: collector, simulated campaign posted over HTTP, report.",
+        discussion: """
+            Makes a temporary folder with a new database, starts the collector on a free loopback port trusting the \
+            campaign's simulated Apple keys (Keys/test/), simulates the sample 4.0 campaign and POSTs every ad \
+            network postback to it in send-time order, stops the collector, and prints the report as a table. \
+            Run it from the package root (it reads Samples/). Everything it made stays in the folder it names.
+            """
+    )
+
+    @Option(help: "The campaign to simulate.")
+    var campaign = "Samples/campaigns/skan-4.0-subscription.json"
+
+    @Option(help: "Conversion value schema for the report (default: Samples/schemas/<campaign name>.csv if present).")
+    var schema: String?
+
+    @Option(help: "Simulated devices.")
+    var devices = 2000
+
+    @Option(help: "Seed of the simulation.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Report grouping (see skan report --help).")
+    var by = "ad-network,window"
+
+    func run() async throws {
+        let setup: CampaignSetup
+        do { setup = try CampaignFile.load(path: campaign) } catch {
+            throw CLIError("\(error.reason) (run skan demo from the package root, where Samples/ is)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-demo-\(UUID().uuidString.prefix(8).lowercased())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let database = folder.appendingPathComponent("skan.sqlite").path
+        let postbacksPath = folder.appendingPathComponent("postbacks.jsonl").path
+        let reportPath = folder.appendingPathComponent("report.csv").path
+
+        var ring = KeyRing.apple
+        for key in setup.applePublicKeys { ring.add(TrustedKey(name: "simulated-apple-\(key.curve)", key: key)) }
+        let store: SQLitePostbackStore
+        do { store = try SQLitePostbackStore(path: database) } catch { throw CLIError(error.reason) }
+        var logger = Logger(label: "skan.demo")
+        logger.logLevel = .warning
+        let collector: Collector
+        do {
+            collector = try Collector(configuration: CollectorConfiguration(host: "127.0.0.1", port: 0), store: store,
+                                      verifier: PostbackVerifier(keyRing: ring), logger: logger)
+        } catch {
+            throw CLIError(error.reason)
+        }
+
+        let simulation = Simulation(setup: setup, seed: seed, devices: devices)
+        let started = Date()
+        let (summary, delivery, port) = try await collector.serve { port in
+            try await Self.simulateAndPost(simulation, to: port, writingTo: postbacksPath)
+        }
+        let seconds = Date().timeIntervalSince(started)
+
+        let schemaPath = schema ?? "Samples/schemas/\(URL(fileURLWithPath: campaign).deletingPathExtension().lastPathComponent).csv"
+        var lines = ["skan demo: \(setup.campaign.name)", ""]
+        lines += summary.lines
+        lines.append("delivered          \(delivery.delivered) postbacks to http://127.0.0.1:\(port)/postbacks in \(String(format: "%.1f", seconds)) s (\(delivery.retries) retries, \(delivery.failed) given up)")
+        print(lines.joined(separator: "\n") + "\n")
+        // The table goes straight to the descriptor; what print() buffered must come out first (nil: all streams).
+        fflush(nil)
+        do throws(ReportError) {
+            var conversionSchema: ConversionSchema?
+            if let text = try? String(contentsOfFile: schemaPath, encoding: .utf8) {
+                conversionSchema = try ConversionSchema(csv: text, source: schemaPath)
+            }
+            let request = try ReportRequest(fields: try ReportField.list(by), schema: conversionSchema)
+            let report = try ReportBuilder.run(request, on: try ReportBuilder.open(database))
+            let rows = report.rows.map(report.cells)
+            let table = BufferedOutputStream(descriptor: STDOUT_FILENO)
+            try TableWriter(format: .table, stream: table).write(header: report.header, rows: rows)
+            let csv = try BufferedOutputStream(path: reportPath)
+            try TableWriter(format: .csv, stream: csv).write(header: report.header, rows: rows)
+            csv.close()
+        } catch {
+            throw CLIError(error.reason)
+        }
+        print("""
+
+            left behind in \(folder.path):
+              skan.sqlite        the collector's database (try: skan report --db \(database) --by day --format table)
+              postbacks.jsonl    what the devices sent, in send-time order (try: skan verify --trust-key Keys/test/simulated-apple-p256-public-key.pem \(postbacksPath))
+              report.csv         the report above as CSV
+            """)
+    }
+
+    /// Runs the simulation on a Dispatch thread (it blocks on each HTTP reply, as a device's queue does) and
+    /// posts every ad network postback to the collector.
+    static func simulateAndPost(_ simulation: Simulation, to port: Int, writingTo path: String) async throws
+        -> (SimulationSummary, PostbackDelivery.Report, Int) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                do {
+                    let url = URL(string: "http://127.0.0.1:\(port)/postbacks")!
+                    let delivery = PostbackDelivery(transport: URLSessionTransport(url: url), clock: ImmediateClock())
+                    var writer = try LineWriter(path: path)
+                    let summary = try simulation.run { record in
+                        try writer.write(record)
+                        if record.recipient == .adNetwork { try delivery.enqueue(record) }
+                    }
+                    try writer.close()
+                    try delivery.finish()
+                    continuation.resume(returning: (summary, delivery.report, port))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+}
