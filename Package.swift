@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "SKANCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: strict

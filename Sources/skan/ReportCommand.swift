@@ -40,6 +40,9 @@ struct ReportCommand: ParsableCommand {
     @Option(help: "Write to this file instead of standard output.")
     var out: String?
 
+    @Flag(help: "Print the SQL query the report runs (with its arguments) instead of running it.")
+    var printSQL = false
+
     func run() throws {
         do throws(ReportError) {
             guard let basis = DayBasis(rawValue: date) else {
@@ -57,10 +60,20 @@ struct ReportCommand: ParsableCommand {
                 conversionSchema = try ConversionSchema(csv: text, source: schema)
             }
             let request = try ReportRequest(fields: fields, from: from, to: to, day: basis, schema: conversionSchema)
-            let report = try ReportBuilder.run(request, on: try ReportBuilder.open(db))
+            if printSQL {
+                let (sql, arguments) = ReportBuilder.query(for: request)
+                print(sql.trimmingCharacters(in: .whitespacesAndNewlines) + ";")
+                if !arguments.isEmpty { print("-- arguments: " + arguments.joined(separator: ", ")) }
+                return
+            }
+            let database = try ReportBuilder.open(db)
             let stream = try out.map { path throws(ReportError) in try BufferedOutputStream(path: path) } ?? BufferedOutputStream(descriptor: STDOUT_FILENO)
             defer { stream.close() }
-            try TableWriter(format: outputFormat, stream: stream).write(header: report.header, rows: report.rows.map(report.cells))
+            let layout = Report(request: request)
+            let writer = TableWriter(format: outputFormat, stream: stream)
+            writer.begin(header: layout.header)
+            try ReportBuilder.stream(request, on: database) { writer.append(layout.cells($0)) }
+            try writer.finish()
         } catch {
             throw CLIError(error.reason)
         }

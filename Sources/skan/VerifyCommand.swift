@@ -48,13 +48,13 @@ struct VerifyCommand: ParsableCommand {
             }
             allValid = allValid && results.allSatisfy(\.valid)
             if format == .csv {
-                output.submit(Array(try VerdictFormat.csv((isFirstBatch ? [VerdictFormat.csvHeader] : []) + results.map(\.row))))
+                output.submit(Array(VerdictFormat.csv((isFirstBatch ? [VerdictFormat.csvHeader] : []) + results.map(\.row))))
             } else {
                 output.submit(Array(results.map(\.line).joined().utf8))
             }
             isFirstBatch = false
         }
-        if isFirstBatch && format == .csv { output.submit(Array(try VerdictFormat.csv([VerdictFormat.csvHeader]))) }
+        if isFirstBatch && format == .csv { output.submit(Array(VerdictFormat.csv([VerdictFormat.csvHeader]))) }
         output.drain()
         if !allValid { throw ExitCode.failure }
     }

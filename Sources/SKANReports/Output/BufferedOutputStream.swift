@@ -55,6 +55,12 @@ public final class BufferedOutputStream: OutputStream {
         if pending.count >= capacity { drain() }
     }
 
+    /// Appends bytes directly.
+    public func write(_ bytes: [UInt8]) {
+        pending.append(contentsOf: bytes)
+        if pending.count >= capacity { drain() }
+    }
+
     /// Writes everything buffered, and reports the first write error since the stream opened.
     public func flush() throws(ReportError) {
         drain()

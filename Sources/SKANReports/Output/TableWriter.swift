@@ -3,13 +3,16 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     case csv, table, json
 }
 
-import CSV
 import SKANCore
 
-/// Writes a header and rows in one of the ``OutputFormat``s.
-public struct TableWriter {
+/// Writes a header and rows in one of the ``OutputFormat``s. CSV and JSON lines stream row by row; a table
+/// needs every row to size its columns, so it keeps them until ``finish()``.
+public final class TableWriter {
     let format: OutputFormat
     let stream: BufferedOutputStream
+    private var header: [String] = []
+    private var tableRows: [[String]] = []
+    private var buffer: [UInt8] = []
 
     /// A writer onto `stream`.
     public init(format: OutputFormat, stream: BufferedOutputStream) {
@@ -17,48 +20,72 @@ public struct TableWriter {
         self.stream = stream
     }
 
-    /// Writes everything at once (reports are small: one row per group).
+    /// Writes everything at once.
     public func write(header: [String], rows: [[String]]) throws(ReportError) {
+        begin(header: header)
+        for row in rows { append(row) }
+        try finish()
+    }
+
+    /// Starts the output with its column names.
+    public func begin(header: [String]) {
+        self.header = header
+        if format == .csv { CSVEncoding.appendRecord(header, to: &buffer) }
+    }
+
+    /// Adds one row.
+    public func append(_ row: [String]) {
         switch format {
         case .csv:
-            do {
-                let writer = try CSVWriter(stream: stream, newline: .crlf)
-                try writer.write(row: header)
-                for row in rows { try writer.write(row: row) }
-                // CSV.swift puts the line break before each row; RFC 4180 readers also want one after the last.
-                stream.write("\r\n")
-            } catch {
-                throw ReportError(.output, "cannot write CSV: \(error)")
-            }
-        case .table:
-            var widths = header.map(\.count)
-            for row in rows {
-                for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
-            }
-            func line(_ cells: [String]) -> String {
-                cells.enumerated().map { index, cell in
-                    let padding = String(repeating: " ", count: widths[index] - cell.count)
-                    // Numbers read best right-aligned, text left-aligned.
-                    return Double(cell) != nil ? padding + cell : cell + padding
-                }.joined(separator: "  ")
-            }
-            stream.write(line(header) + "\n")
-            stream.write(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n")
-            for row in rows { stream.write(line(row) + "\n") }
+            CSVEncoding.appendRecord(row, to: &buffer)
         case .json:
-            for row in rows {
-                var writer = JSONWriter()
-                for (name, cell) in zip(header, row) {
-                    if cell.isEmpty { writer.raw(name, "null") }
-                    else if let number = Double(cell), number.isFinite, !cell.hasPrefix("0") || cell == "0" || cell.hasPrefix("0.") {
-                        writer.raw(name, cell)
-                    } else {
-                        writer.string(name, cell)
-                    }
-                }
-                stream.write(writer.json + "\n")
+            var writer = JSONWriter()
+            for (name, cell) in zip(header, row) {
+                if cell.isEmpty { writer.raw(name, "null") }
+                else if Self.isJSONNumber(cell) { writer.raw(name, cell) }
+                else { writer.string(name, cell) }
             }
+            buffer += (writer.json + "\n").utf8
+        case .table:
+            tableRows.append(row)
         }
+        if buffer.count >= 1 << 16 {
+            stream.write(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Writes what is left and flushes.
+    public func finish() throws(ReportError) {
+        if format == .table { writeTable() }
+        stream.write(buffer)
+        buffer.removeAll()
         try stream.flush()
+    }
+
+    /// A cell that JSON can carry as a number: digits with an optional fraction, no leading zeros that
+    /// would change its meaning ("0042" is a source identifier, not 42).
+    static func isJSONNumber(_ cell: String) -> Bool {
+        guard Double(cell)?.isFinite == true else { return false }
+        let digits = cell.hasPrefix("-") ? cell.dropFirst() : Substring(cell)
+        return !(digits.hasPrefix("0") && digits.count > 1 && !digits.hasPrefix("0."))
+    }
+
+    private func writeTable() {
+        var widths = header.map(\.count)
+        for row in tableRows {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let padding = String(repeating: " ", count: widths[index] - cell.count)
+                // Numbers read best right-aligned, text left-aligned.
+                return Double(cell) != nil ? padding + cell : cell + padding
+            }.joined(separator: "  ")
+        }
+        var text = line(header) + "\n"
+        text += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
+        for row in tableRows { text += line(row) + "\n" }
+        buffer += text.utf8
     }
 }

@@ -29,6 +29,13 @@ public struct Report: Sendable, Hashable {
     /// Event names of the schema, in column order.
     public let eventNames: [String]
 
+    /// A report's shape before (or without) its rows: ``header`` and ``cells(_:)`` for streamed output.
+    public init(request: ReportRequest, rows: [ReportRow] = [], eventNames: [String]? = nil) {
+        self.request = request
+        self.rows = rows
+        self.eventNames = eventNames ?? request.schema?.eventNames ?? []
+    }
+
     /// The column names.
     public var header: [String] {
         var columns = request.fields.map(\.column)

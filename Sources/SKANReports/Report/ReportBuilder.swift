@@ -28,11 +28,11 @@ public enum ReportBuilder {
         }
     }
 
-    /// Runs a report.
-    public static func run(_ request: ReportRequest, on database: DatabaseQueue) throws(ReportError) -> Report {
-        let decode = request.schema != nil
+    /// The one query a report runs, with its `?` arguments: what `skan report --print-sql` shows, so that the
+    /// numbers can be checked in any SQLite tool.
+    public static func query(for request: ReportRequest) -> (sql: String, arguments: [String]) {
         var select = request.fields.map { $0.sql(day: request.day) }
-        if decode { select += ["conversion_value", "coarse_conversion_value"] }
+        if request.schema != nil { select += ["conversion_value", "coarse_conversion_value"] }
         let groups = select.isEmpty ? "" : "GROUP BY " + (1...select.count).map(String.init).joined(separator: ", ")
         let order = request.fields.isEmpty ? "" : "ORDER BY " + (1...request.fields.count).map(String.init).joined(separator: ", ")
         var conditions: [String] = []
@@ -42,45 +42,64 @@ public enum ReportBuilder {
         if let to = request.to { conditions.append("\(day) <= ?"); arguments.append(to) }
         let sql = """
             SELECT \((select + Self.counts).joined(separator: ", "))
-            FROM postbacks \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
+            FROM postbacks\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             \(groups) \(order)
             """
-        let keyCount = request.fields.count
+        return (sql, arguments)
+    }
+
+    /// Runs a report and keeps every row (for small reports, tables and tests).
+    public static func run(_ request: ReportRequest, on database: DatabaseQueue) throws(ReportError) -> Report {
         var rows: [ReportRow] = []
+        try stream(request, on: database) { rows.append($0) }
+        return Report(request: request, rows: rows, eventNames: request.schema?.eventNames ?? [])
+    }
+
+    /// Runs a report and hands over each row as SQLite produces it, in key order, so that memory stays flat
+    /// however many groups there are.
+    public static func stream(_ request: ReportRequest, on database: DatabaseQueue,
+                              each: (ReportRow) throws -> Void) throws(ReportError) {
+        let (sql, arguments) = query(for: request)
+        let keyCount = request.fields.count
+        let base = keyCount + (request.schema != nil ? 2 : 0)
+        var pending: ReportRow?
         do {
             try database.read { db in
                 let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
                 while let row = try cursor.next() {
-                    let keys = (0..<keyCount).map { Self.text(row[$0]) }
-                    var counts = ReportRow(keys: keys)
-                    let base = select.count
+                    var counts = ReportRow(keys: (0..<keyCount).map { Self.text(row[$0]) })
                     counts.postbacks = row[base]
                     counts.installs = row[base + 1]
                     counts.redownloads = row[base + 2]
                     counts.nonWinning = row[base + 3]
                     counts.nullValues = row[base + 4]
-                    if decode, let schema = request.schema {
-                        let fine: Int? = row[keyCount]
-                        let coarseText: String? = row[keyCount + 1]
-                        let coarse = coarseText.flatMap { CoarseValue(rawValue: $0) }
-                        for event in schema.events(conversionValue: fine, coarseValue: coarse) {
-                            counts.events[event.name, default: 0] += event.count * counts.postbacks
-                            counts.revenueLow += event.revenueLow * Double(counts.postbacks)
-                            counts.revenueHigh += event.revenueHigh * Double(counts.postbacks)
-                        }
+                    guard let schema = request.schema else {
+                        try each(counts)
+                        continue
                     }
-                    // With a schema the query also split groups by value; fold those back into the asked-for keys.
-                    if decode, let last = rows.last, last.keys == keys {
-                        rows[rows.count - 1] = Self.merge(last, counts)
+                    let fine: Int? = row[keyCount]
+                    let coarseText: String? = row[keyCount + 1]
+                    for event in schema.events(conversionValue: fine, coarseValue: coarseText.flatMap(CoarseValue.init(rawValue:))) {
+                        counts.events[event.name, default: 0] += event.count * counts.postbacks
+                        counts.revenueLow += event.revenueLow * Double(counts.postbacks)
+                        counts.revenueHigh += event.revenueHigh * Double(counts.postbacks)
+                    }
+                    // With a schema the query also splits groups by value; rows of one group are adjacent
+                    // (ordered by the keys), so they fold back into one as they come.
+                    if let last = pending, last.keys == counts.keys {
+                        pending = Self.merge(last, counts)
                     } else {
-                        rows.append(counts)
+                        if let last = pending { try each(last) }
+                        pending = counts
                     }
                 }
+                if let last = pending { try each(last) }
             }
+        } catch let error as ReportError {
+            throw error
         } catch {
             throw ReportError(.database, "the report query failed: \(error)")
         }
-        return Report(request: request, rows: rows, eventNames: request.schema?.eventNames ?? [])
     }
 
     /// Counts as integers (`SUM` of 0/1; `COALESCE` because `SUM` over no rows is NULL).

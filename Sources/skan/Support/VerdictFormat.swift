@@ -1,5 +1,5 @@
 import ArgumentParser
-import CSV
+import SKANReports
 import Foundation
 import SKANCore
 
@@ -57,16 +57,8 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
                 verdict.postback?.adNetworkID ?? "", layout, key, verdict.field ?? "", verdict.reason ?? ""]
     }
 
-    /// Rows as RFC 4180 CSV through CSV.swift, each ended by a line break.
-    static func csv(_ rows: [[String]]) throws -> Data {
-        guard !rows.isEmpty else { return Data() }
-        let stream = OutputStream(toMemory: ())
-        stream.open()
-        let writer = try CSVWriter(stream: stream, newline: .crlf)
-        for row in rows { try writer.write(row: row) }
-        stream.close()
-        var data = stream.property(forKey: .dataWrittenToMemoryStreamKey) as? Data ?? Data()
-        data.append(contentsOf: Array("\r\n".utf8))
-        return data
+    /// Rows as RFC 4180 CSV, through the same encoder as `skan report` and `skan export`.
+    static func csv(_ rows: [[String]]) -> Data {
+        Data(CSVEncoding.text(rows))
     }
 }
