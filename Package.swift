@@ -131,6 +131,7 @@ let package = Package(
                 "SKANReports", "SKANCore", "SKANSimulator", "SKANStore",
                 .product(name: "CSV", package: "CSV.swift"),
             ],
+            exclude: ["Golden"],
             swiftSettings: strict
         ),
         .testTarget(
