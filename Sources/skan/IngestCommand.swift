@@ -22,6 +22,11 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "The SQLite database file (created when missing).")
     var db: String
 
+    @Option(help: ArgumentHelp(
+        "Where a record's received time comes from: send-at (an envelope's send time, now for a bare postback) or now.",
+        discussion: "send-at puts a simulated campaign on its simulated days, so reports over it are reproducible."))
+    var receivedAt: PostbackPipeline.ReceivedTime = .sendAt
+
     @OptionGroup var keys: KeyOptions
 
     @OptionGroup var storage: StorageOptions
@@ -42,7 +47,8 @@ struct IngestCommand: AsyncParsableCommand {
             defer { writer.finish() }
             var reader = RecordReader(paths: files)
             while let batch = try reader.nextBatch() {
-                let results = await pipeline.ingest(batch.map { Array($0.record.bytes) }, endpoint: "ingest")
+                let results = await pipeline.ingest(batch.map { Array($0.record.bytes) }, endpoint: "ingest",
+                                                    receivedAt: receivedAt)
                 for result in results { counts[result.reply.outcome, default: 0] += 1 }
                 progress.advance(records: batch.count, bytes: batch.reduce(0) { $0 + $1.record.bytes.count + 1 })
             }
@@ -65,6 +71,8 @@ struct IngestCommand: AsyncParsableCommand {
         if refused > 0 { throw ExitCode.failure }
     }
 }
+
+extension PostbackPipeline.ReceivedTime: ExpressibleByArgument {}
 
 /// A one-line progress bar on standard error, redrawn at most ten times a second, by bytes read.
 struct IngestProgress {
