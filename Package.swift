@@ -116,6 +116,7 @@ let package = Package(
                 "SKANCore",
                 "SKANStore",
                 "SKANCollector",
+                "SKANSimulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
