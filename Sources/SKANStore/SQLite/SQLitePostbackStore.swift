@@ -10,6 +10,8 @@ import SKANCore
 public final class SQLitePostbackStore: PostbackStore {
     private let database: any DatabaseWriter
     private let cap: RejectionCap
+    /// The file, or `nil` in memory.
+    private let path: String?
 
     /// Opens (creating when missing) the database at `path` and brings its schema up to date.
     public init(path: String, durability: SQLiteDurability = .full, rejectionCap: RejectionCap = RejectionCap())
@@ -26,6 +28,7 @@ public final class SQLitePostbackStore: PostbackStore {
             throw StoreError(.cannotOpen, "cannot open the database \(path): \(error)")
         }
         cap = rejectionCap
+        self.path = path
         try migrate()
     }
 
@@ -37,6 +40,7 @@ public final class SQLitePostbackStore: PostbackStore {
             throw StoreError(.cannotOpen, "cannot open an in-memory database: \(error)")
         }
         cap = rejectionCap
+        path = nil
         try migrate()
     }
 
@@ -97,9 +101,24 @@ public final class SQLitePostbackStore: PostbackStore {
         }
     }
 
+    /// Closes the database so that it is whole in its main file: no `-wal` or `-shm` is left beside it.
+    ///
+    /// GRDB closes a pool's writer before its readers, and SQLite keeps the WAL when the last connection to close
+    /// is a read-only one, so a pool that has served reads left a WAL behind. The WAL is therefore checkpointed
+    /// into the main file and truncated first (the data no longer depends on it), and a last read-write connection
+    /// of our own, closing alone, then deletes both files.
     public func close() async throws(StoreError) {
         do {
+            if path != nil {
+                _ = try await database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            }
             try database.close()
+            if let path {
+                let last = try DatabaseQueue(path: path)
+                // SQLite opens the WAL only on a first read, and deletes it only if it opened it.
+                try await last.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+                try last.close()
+            }
         } catch {
             throw StoreError(.writeFailed, "cannot close the database: \(error)")
         }
