@@ -107,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SKANStoreTests",
-            dependencies: ["SKANCore", "SKANStore"],
+            dependencies: ["SKANCore", "SKANStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -82,19 +82,25 @@ public final class SQLitePostbackStore: PostbackStore {
         }
     }
 
+    /// Reads the counters the writer keeps in the transaction of its inserts: a few rows, however large the
+    /// tables are, and exact, since a counter commits or rolls back with the rows it counts.
     public func stats() async throws(StoreError) -> StoreStats {
         do {
             return try await database.read { db in
-                let byVersion = try Row.fetchAll(db, sql: "SELECT version, count(*) FROM postbacks GROUP BY version")
-                let byStatus = try Row.fetchAll(db, sql: "SELECT status, count(*) FROM rejected_postbacks GROUP BY status")
-                let dropped = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'rejected_dropped'")
-                let versions = Dictionary(uniqueKeysWithValues: byVersion.map { (row: Row) in
-                    (row[0] as String, row[1] as Int) })
-                let statuses = Dictionary(uniqueKeysWithValues: byStatus.map { (row: Row) in
-                    (row[0] as String, row[1] as Int) })
+                var versions: [String: Int] = [:], statuses: [String: Int] = [:], dropped = 0
+                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counters") {
+                    let name: String = row[0], value: Int = row[1]
+                    if name == StatCounter.rejectedDropped {
+                        dropped = value
+                    } else if value > 0, name.hasPrefix(StatCounter.postbacksPrefix) {
+                        versions[String(name.dropFirst(StatCounter.postbacksPrefix.count))] = value
+                    } else if value > 0, name.hasPrefix(StatCounter.rejectedPrefix) {
+                        statuses[String(name.dropFirst(StatCounter.rejectedPrefix.count))] = value
+                    }
+                }
                 return StoreStats(postbacks: versions.values.reduce(0, +), postbacksByVersion: versions,
                                   rejected: statuses.values.reduce(0, +), rejectedByStatus: statuses,
-                                  rejectedDropped: dropped ?? 0)
+                                  rejectedDropped: dropped)
             }
         } catch {
             throw StoreError(.readFailed, "cannot count postbacks: \(error)")
