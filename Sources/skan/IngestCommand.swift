@@ -80,6 +80,8 @@ struct IngestProgress {
     private var records = 0
     private var bytes = 0
     private var lastDrawn = Date.distantPast
+    /// The record count last drawn, so that ``finish()`` does not print the same line again where lines pile up.
+    private var drawnRecords: Int?
     private let isTerminal = isatty(STDERR_FILENO) != 0
 
     init(totalBytes: Int) {
@@ -92,11 +94,15 @@ struct IngestProgress {
         let now = Date()
         if now.timeIntervalSince(lastDrawn) >= 0.1 {
             lastDrawn = now
+            drawnRecords = records
             draw(ending: isTerminal ? "\r" : "\n")
         }
     }
 
+    /// Ends the bar with the final count. On a terminal the line is redrawn in place and ended; elsewhere each
+    /// drawing is a line of its own, so the final one is printed only if it is not already the last line.
     func finish() {
+        if !isTerminal && drawnRecords == records { return }
         draw(ending: "\n")
     }
 
