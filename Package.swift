@@ -108,7 +108,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SKANStoreTests",
-            dependencies: ["SKANCore", "SKANStore"],
+            dependencies: ["SKANCore", "SKANStore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(
@@ -117,6 +117,7 @@ let package = Package(
                 "SKANCore",
                 "SKANStore",
                 "SKANCollector",
+                "SKANSimulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -22,6 +22,11 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "The SQLite database file (created when missing).")
     var db: String
 
+    @Option(help: ArgumentHelp(
+        "Where a record's received time comes from: send-at (an envelope's send time, now for a bare postback) or now.",
+        discussion: "send-at puts a simulated campaign on its simulated days, so reports over it are reproducible."))
+    var receivedAt: PostbackPipeline.ReceivedTime = .sendAt
+
     @OptionGroup var keys: KeyOptions
 
     @OptionGroup var storage: StorageOptions
@@ -42,7 +47,8 @@ struct IngestCommand: AsyncParsableCommand {
             defer { writer.finish() }
             var reader = RecordReader(paths: files)
             while let batch = try reader.nextBatch() {
-                let results = await pipeline.ingest(batch.map { Array($0.record.bytes) }, endpoint: "ingest")
+                let results = await pipeline.ingest(batch.map { Array($0.record.bytes) }, endpoint: "ingest",
+                                                    receivedAt: receivedAt)
                 for result in results { counts[result.reply.outcome, default: 0] += 1 }
                 progress.advance(records: batch.count, bytes: batch.reduce(0) { $0 + $1.record.bytes.count + 1 })
             }
@@ -66,12 +72,16 @@ struct IngestCommand: AsyncParsableCommand {
     }
 }
 
+extension PostbackPipeline.ReceivedTime: ExpressibleByArgument {}
+
 /// A one-line progress bar on standard error, redrawn at most ten times a second, by bytes read.
 struct IngestProgress {
     let totalBytes: Int
     private var records = 0
     private var bytes = 0
     private var lastDrawn = Date.distantPast
+    /// The record count last drawn, so that ``finish()`` does not print the same line again where lines pile up.
+    private var drawnRecords: Int?
     private let isTerminal = isatty(STDERR_FILENO) != 0
 
     init(totalBytes: Int) {
@@ -84,11 +94,15 @@ struct IngestProgress {
         let now = Date()
         if now.timeIntervalSince(lastDrawn) >= 0.1 {
             lastDrawn = now
+            drawnRecords = records
             draw(ending: isTerminal ? "\r" : "\n")
         }
     }
 
+    /// Ends the bar with the final count. On a terminal the line is redrawn in place and ended; elsewhere each
+    /// drawing is a line of its own, so the final one is printed only if it is not already the last line.
     func finish() {
+        if !isTerminal && drawnRecords == records { return }
         draw(ending: "\n")
     }
 

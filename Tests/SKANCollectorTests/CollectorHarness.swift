@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import SKANCore
 import SKANCollector
 import SKANStore
 
@@ -11,12 +12,13 @@ enum CollectorHarness {
 
     static func withCollector<T: Sendable>(
         configuration: CollectorConfiguration = CollectorConfiguration(port: 0),
+        verifier: PostbackVerifier = TestPostbacks.verifier,
         _ test: @escaping @Sendable (Collector, any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let store = try SQLitePostbackStore(inMemoryWith: RejectionCap())
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let collector = try Collector(configuration: configuration, store: store, verifier: TestPostbacks.verifier,
+        let collector = try Collector(configuration: configuration, store: store, verifier: verifier,
                                       logger: logger, now: { receivedAt })
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { await collector.writer.run(); return nil }

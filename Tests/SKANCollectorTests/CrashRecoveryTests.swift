@@ -14,7 +14,7 @@ struct CrashRecoveryTests {
 
     static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 
-    @Test("keeps every acknowledged postback across SIGKILL, then shuts down cleanly on SIGTERM",
+    @Test("keeps every acknowledged postback across SIGKILL, then shuts down on SIGTERM leaving no WAL",
           .enabled(if: isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(1)))
     func sigkill() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-kill-\(UUID().uuidString).sqlite").path
@@ -60,9 +60,17 @@ struct CrashRecoveryTests {
         for id in ids where try await store.postbacks(transactionID: id).isEmpty { missing.append(id) }
         try await store.close()
         #expect(missing.isEmpty, "lost \(missing.count) of \(ids.count) acknowledged postbacks")
+        // A read on the server opens its pool's read-only connections, the case that used to leave the WAL behind.
+        let stats = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(second.port)/stats"),
+                                                        timeout: .seconds(5))
+        #expect(stats.status == .ok)
+        _ = try await stats.body.collect(upTo: 4096)
         second.kill(SIGTERM)
         second.waitUntilExit()
         #expect(second.exitStatus == 0)
+        // Closed cleanly: the database is whole in its file, with no WAL or shared-memory file beside it.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
     }
 }
 

@@ -86,4 +86,26 @@ struct SQLitePostbackStoreTests {
         #expect(try await reopened.write([Self.accepted(pair)]) == [.duplicate])
         try await reopened.close()
     }
+
+    @Test("closes with nothing left beside the file, even after serving reads, and keeps the rows")
+    func closesWithoutWAL() async throws {
+        let path = Self.temporaryPath()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let pair = TestPostbacks.verified()
+        let store = try SQLitePostbackStore(path: path)
+        _ = try await store.write([Self.accepted(pair), Self.rejected("truncated")])
+        // Reads open the pool's read-only connections, which GRDB closes last.
+        _ = try await store.stats()
+        _ = try await store.postbacks(transactionID: pair.0.postback.transactionID)
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        try await store.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+
+        let reopened = try SQLitePostbackStore(path: path)
+        let stats = try await reopened.stats()
+        #expect(stats.postbacks == 1)
+        #expect(stats.rejected == 1)
+        try await reopened.close()
+    }
 }

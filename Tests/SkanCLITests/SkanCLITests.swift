@@ -111,6 +111,21 @@ struct SkanCLITests {
         try? Data(text.utf8).write(to: url)
         return url
     }
+
+    @Test("ingest prints its progress bar's last line once and the counts, then finds duplicates on a second run")
+    func ingestProgress() throws {
+        let db = FileManager.default.temporaryDirectory.appendingPathComponent("skan-ingest-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
+        let first = try SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
+        #expect(first.status == 0, "\(first.stderr)")
+        // Apple's 2.1 and 2.2 examples share a network and transaction id, so the dedup key makes the second a repeat.
+        #expect(first.stdout == "ingested 7 records into \(db): accepted 6, duplicate 1\n")
+        // Standard error is a pipe here, so every drawing is a line: the 100% line must appear once.
+        let bars = first.stderr.split(separator: "\n").filter { $0.contains("records") }
+        #expect(bars == ["[##############################] 100% 7 records"])
+        let second = try SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
+        #expect(second.stdout == "ingested 7 records into \(db): duplicate 7\n")
+    }
 }
 
 @Suite("skan demo", .serialized)

@@ -42,12 +42,28 @@ public struct PostbackPipeline: Sendable {
         return result(entry, outcomes?[0])
     }
 
+    /// Where a loaded record's received time comes from.
+    public enum ReceivedTime: String, Sendable, Hashable, CaseIterable {
+        /// The envelope's send time (`send-at-ms`, else `send-at`), so that a simulated campaign lands on its
+        /// simulated days and reports over it are the same on every run; now for a bare postback.
+        case sendAt = "send-at"
+        /// The time of loading, for every record.
+        case now
+    }
+
     /// Verifies records (postbacks, or the simulator's envelopes around them) on every core, then stores them in
     /// one submission; results are in input order.
-    public func ingest(_ records: [[UInt8]], endpoint: String) async -> [Result] {
+    public func ingest(_ records: [[UInt8]], endpoint: String, receivedAt: ReceivedTime = .sendAt) async -> [Result] {
         let verifier = verifier
-        let verdicts = await Self.concurrentMap(records) { verifier.verify(record: $0) }
-        let entries = zip(records, verdicts).map { entry(for: $0, verdict: $1, endpoint: endpoint) }
+        let readsSendAt = receivedAt == .sendAt
+        let judged = await Self.concurrentMap(records) { record in
+            // The envelope is read a second time for its send time; next to an ECDSA verification that is noise.
+            (verifier.verify(record: record), readsSendAt ? PostbackEnvelope.sendAtMilliseconds(of: record) : nil)
+        }
+        let entries = zip(records, judged).map { record, judged in
+            entry(for: record, verdict: judged.0, endpoint: endpoint,
+                  receivedAt: judged.1.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+        }
         let outcomes = await store(entries.map(\.entry))
         return entries.enumerated().map { result($1, outcomes?[$0]) }
     }
@@ -57,8 +73,9 @@ public struct PostbackPipeline: Sendable {
         let verdict: PostbackVerdict
     }
 
-    private func entry(for body: [UInt8], verdict: PostbackVerdict, endpoint: String) -> Judged {
-        let receivedAt = now()
+    private func entry(for body: [UInt8], verdict: PostbackVerdict, endpoint: String, receivedAt: Date? = nil)
+        -> Judged {
+        let receivedAt = receivedAt ?? now()
         if case .valid(let verified) = verdict {
             return Judged(entry: .accepted(AcceptedPostback(verified: verified, rawBody: body, receivedAt: receivedAt,
                                                             endpoint: endpoint)), verdict: verdict)

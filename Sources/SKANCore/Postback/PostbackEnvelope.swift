@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON object that carries a postback beside metadata: `{"send-at": …, "destination": …, "postback": {…}}`.
 ///
 /// The simulator writes its output this way so that the postback stays exactly as it goes on the wire,
@@ -5,6 +7,10 @@
 public enum PostbackEnvelope {
     /// The key holding the postback.
     public static let postbackKey = "postback"
+    /// The key of the send time as milliseconds since 1970 (exact, what `skan simulate` writes beside the text).
+    public static let sendAtMillisecondsKey = "send-at-ms"
+    /// The key of the send time as ISO 8601 text.
+    public static let sendAtKey = "send-at"
 
     /// The raw JSON text of the wrapped postback, when `members` are an envelope rather than a postback.
     public static func innerPostback(_ members: [JSONMember]) -> String? {
@@ -12,5 +18,32 @@ public enum PostbackEnvelope {
               let member = members.first(where: { $0.key == postbackKey }),
               case .object(let raw) = member.value else { return nil }
         return raw
+    }
+
+    /// When the device sent the wrapped postback, in milliseconds since 1970, if `bytes` are an envelope that says.
+    ///
+    /// `send-at-ms` is preferred because it is exact; `send-at` text (`2026-03-02T14:05:09.123Z`) is the fallback
+    /// for envelopes written by hand. A bare postback, or an envelope without a readable time, gives `nil`.
+    public static func sendAtMilliseconds(of bytes: some Collection<UInt8>) -> Int64? {
+        guard case .success(let members) = JSONObjectReader.members(of: bytes),
+              innerPostback(members) != nil else { return nil }
+        if let member = members.first(where: { $0.key == sendAtMillisecondsKey }),
+           case .number(let text) = member.value, let milliseconds = Int64(text) {
+            return milliseconds
+        }
+        if let member = members.first(where: { $0.key == sendAtKey }), case .string(let text) = member.value {
+            return isoMilliseconds(text)
+        }
+        return nil
+    }
+
+    private static func isoMilliseconds(_ text: String) -> Int64? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) {
+            return Int64((date.timeIntervalSince1970 * 1000).rounded())
+        }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text).map { Int64($0.timeIntervalSince1970) * 1000 }
     }
 }

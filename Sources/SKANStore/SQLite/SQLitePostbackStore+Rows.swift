@@ -18,10 +18,17 @@ extension SQLitePostbackStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// Runs inside the writer's transaction: one insert per entry, then the rejection cap.
+    static let addToCounter = """
+        INSERT INTO counters (name, value) VALUES (?, ?)
+        ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
+        """
+
+    /// Runs inside the writer's transaction: one insert per entry, the rejection cap, then the counters that
+    /// `stats()` reads, so that they always agree with the rows committed beside them.
     static func write(_ entries: [StoreEntry], cap: RejectionCap, in db: Database) throws -> [StoreOutcome] {
         var outcomes: [StoreOutcome] = []
         outcomes.reserveCapacity(entries.count)
+        var changes: [String: Int] = [:]
         var rejections = 0
         for entry in entries {
             switch entry {
@@ -29,7 +36,12 @@ extension SQLitePostbackStore {
                 let statement = try db.cachedStatement(sql: insertPostback)
                 try statement.execute(arguments: arguments(accepted))
                 // ON CONFLICT DO NOTHING changes no row for a repeat of the dedup key.
-                outcomes.append(db.changesCount == 0 ? .duplicate : .stored)
+                if db.changesCount == 0 {
+                    outcomes.append(.duplicate)
+                } else {
+                    outcomes.append(.stored)
+                    changes[StatCounter.postbacksPrefix + accepted.verified.postback.version.rawValue, default: 0] += 1
+                }
             case .rejected(let rejected):
                 let statement = try db.cachedStatement(sql: insertRejection)
                 let body = rejected.rawBody.prefix(cap.maximumBodyBytes)
@@ -39,23 +51,36 @@ extension SQLitePostbackStore {
                     rejected.rawBody.count, Data(body),
                 ])
                 rejections += 1
+                changes[StatCounter.rejectedPrefix + rejected.status, default: 0] += 1
                 outcomes.append(.rejectionRecorded)
             }
         }
-        if rejections > 0 { try enforce(cap, in: db) }
+        if rejections > 0 { try enforce(cap, changes: &changes, in: db) }
+        let add = try db.cachedStatement(sql: addToCounter)
+        for (name, change) in changes where change != 0 {
+            try add.execute(arguments: [name, change])
+        }
         return outcomes
     }
 
     /// Deletes the oldest refusals past the cap. Ids only grow and only the oldest are deleted, so the rows kept
     /// are exactly those within `maximumRows` of the newest id: a range delete on the primary key, no count.
-    private static func enforce(_ cap: RejectionCap, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM rejected_postbacks WHERE id <= (SELECT max(id) FROM rejected_postbacks) - ?",
-                       arguments: [cap.maximumRows])
-        let dropped = db.changesCount
-        if dropped > 0 {
-            try db.execute(sql: "UPDATE counters SET value = value + ? WHERE name = 'rejected_dropped'",
-                           arguments: [dropped])
+    /// The deleted rows come off their status counters and onto `rejected_dropped`.
+    private static func enforce(_ cap: RejectionCap, changes: inout [String: Int], in db: Database) throws {
+        let newest = try Int.fetchOne(db, sql: "SELECT max(id) FROM rejected_postbacks") ?? 0
+        let boundary = newest - cap.maximumRows
+        guard boundary > 0 else { return }
+        let doomed = try Row.fetchAll(db, sql: "SELECT status, count(*) FROM rejected_postbacks WHERE id <= ? GROUP BY status",
+                                      arguments: [boundary])
+        guard !doomed.isEmpty else { return }
+        var dropped = 0
+        for row in doomed {
+            let count: Int = row[1]
+            changes[StatCounter.rejectedPrefix + (row[0] as String), default: 0] -= count
+            dropped += count
         }
+        try db.execute(sql: "DELETE FROM rejected_postbacks WHERE id <= ?", arguments: [boundary])
+        changes[StatCounter.rejectedDropped, default: 0] += dropped
     }
 
     private static func arguments(_ accepted: AcceptedPostback) -> StatementArguments {

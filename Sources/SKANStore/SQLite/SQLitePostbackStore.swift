@@ -10,6 +10,8 @@ import SKANCore
 public final class SQLitePostbackStore: PostbackStore {
     private let database: any DatabaseWriter
     private let cap: RejectionCap
+    /// The file, or `nil` in memory.
+    private let path: String?
 
     /// Opens (creating when missing) the database at `path` and brings its schema up to date.
     public init(path: String, durability: SQLiteDurability = .full, rejectionCap: RejectionCap = RejectionCap())
@@ -26,6 +28,7 @@ public final class SQLitePostbackStore: PostbackStore {
             throw StoreError(.cannotOpen, "cannot open the database \(path): \(error)")
         }
         cap = rejectionCap
+        self.path = path
         try migrate()
     }
 
@@ -37,6 +40,7 @@ public final class SQLitePostbackStore: PostbackStore {
             throw StoreError(.cannotOpen, "cannot open an in-memory database: \(error)")
         }
         cap = rejectionCap
+        path = nil
         try migrate()
     }
 
@@ -78,28 +82,49 @@ public final class SQLitePostbackStore: PostbackStore {
         }
     }
 
+    /// Reads the counters the writer keeps in the transaction of its inserts: a few rows, however large the
+    /// tables are, and exact, since a counter commits or rolls back with the rows it counts.
     public func stats() async throws(StoreError) -> StoreStats {
         do {
             return try await database.read { db in
-                let byVersion = try Row.fetchAll(db, sql: "SELECT version, count(*) FROM postbacks GROUP BY version")
-                let byStatus = try Row.fetchAll(db, sql: "SELECT status, count(*) FROM rejected_postbacks GROUP BY status")
-                let dropped = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'rejected_dropped'")
-                let versions = Dictionary(uniqueKeysWithValues: byVersion.map { (row: Row) in
-                    (row[0] as String, row[1] as Int) })
-                let statuses = Dictionary(uniqueKeysWithValues: byStatus.map { (row: Row) in
-                    (row[0] as String, row[1] as Int) })
+                var versions: [String: Int] = [:], statuses: [String: Int] = [:], dropped = 0
+                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counters") {
+                    let name: String = row[0], value: Int = row[1]
+                    if name == StatCounter.rejectedDropped {
+                        dropped = value
+                    } else if value > 0, name.hasPrefix(StatCounter.postbacksPrefix) {
+                        versions[String(name.dropFirst(StatCounter.postbacksPrefix.count))] = value
+                    } else if value > 0, name.hasPrefix(StatCounter.rejectedPrefix) {
+                        statuses[String(name.dropFirst(StatCounter.rejectedPrefix.count))] = value
+                    }
+                }
                 return StoreStats(postbacks: versions.values.reduce(0, +), postbacksByVersion: versions,
                                   rejected: statuses.values.reduce(0, +), rejectedByStatus: statuses,
-                                  rejectedDropped: dropped ?? 0)
+                                  rejectedDropped: dropped)
             }
         } catch {
             throw StoreError(.readFailed, "cannot count postbacks: \(error)")
         }
     }
 
+    /// Closes the database so that it is whole in its main file: no `-wal` or `-shm` is left beside it.
+    ///
+    /// GRDB closes a pool's writer before its readers, and SQLite keeps the WAL when the last connection to close
+    /// is a read-only one, so a pool that has served reads left a WAL behind. The WAL is therefore checkpointed
+    /// into the main file and truncated first (the data no longer depends on it), and a last read-write connection
+    /// of our own, closing alone, then deletes both files.
     public func close() async throws(StoreError) {
         do {
+            if path != nil {
+                _ = try await database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            }
             try database.close()
+            if let path {
+                let last = try DatabaseQueue(path: path)
+                // SQLite opens the WAL only on a first read, and deletes it only if it opened it.
+                try await last.read { db in _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+                try last.close()
+            }
         } catch {
             throw StoreError(.writeFailed, "cannot close the database: \(error)")
         }
