@@ -152,3 +152,28 @@ struct SkanDemoTests {
         try? FileManager.default.removeItem(atPath: String(folder))
     }
 }
+
+@Suite("simulate → ingest → report", .serialized)
+struct SimulateIngestReportTests {
+    @Test("the command line gives the same golden CSV as the library path")
+    func goldenThroughTheBinary() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-flow-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let postbacks = folder.appendingPathComponent("p.jsonl").path
+        let database = folder.appendingPathComponent("skan.sqlite").path
+        let simulate = try SkanProcess.run(["simulate", "--campaign", "Samples/campaigns/skan-4.0-subscription.json",
+                                            "--seed", "1", "--devices", "400", "--out", postbacks])
+        #expect(simulate.status == 0, "\(simulate.stderr)")
+        // Developer copies are exact copies: ingesting them as well only adds duplicates, as at a real collector.
+        let ingest = try SkanProcess.run(["ingest", "--db", database,
+                                          "--trust-key", "Keys/test/simulated-apple-p256-public-key.pem", postbacks])
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        let report = try SkanProcess.run(["report", "--db", database, "--by", "ad-network,window,tier",
+                                          "--schema", "Samples/schemas/skan-4.0-subscription.csv", "--format", "csv"])
+        #expect(report.status == 0, "\(report.stderr)")
+        let golden = try String(contentsOf: SkanProcess.packageRoot.appendingPathComponent(
+            "Tests/SKANReportsTests/Golden/skan-4.0-subscription--ad-network-window-tier--arrival.csv"), encoding: .utf8)
+        #expect(report.stdout == golden)
+    }
+}
