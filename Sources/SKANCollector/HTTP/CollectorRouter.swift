@@ -15,7 +15,7 @@ enum CollectorRouter {
                 let elapsed = (ContinuousClock.now - start).components
                 metrics.record(result.reply, version: result.version,
                                nanoseconds: elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
-                return HTTPReplies.json(result.reply.statusCode, result.reply.json)
+                return HTTPReplies.reply(result.reply)
             }
         }
         router.get("/healthz") { _, _ in
