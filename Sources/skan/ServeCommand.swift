@@ -100,7 +100,7 @@ enum LogLevelArgument: String, ExpressibleByArgument, CaseIterable {
 /// Process-wide logging set-up for the long-running commands.
 enum LogSetup {
     static func make(label: String, level: Logger.Level) -> Logger {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        LoggingSystem.bootstrap { DeferredMetadataLogHandler(label: $0) }
         var logger = Logger(label: label)
         logger.logLevel = level
         return logger
