@@ -17,5 +17,4 @@ struct CollectorConfigurationTests {
             try Collector(configuration: configuration, store: store, logger: Logger(label: "test"))
         }
     }
-
 }
