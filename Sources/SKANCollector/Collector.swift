@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import SKANCore
 import SKANStore
@@ -53,6 +54,9 @@ public struct Collector: Sendable {
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            eventLoopGroupProvider: configuration.eventLoopThreads.map {
+                .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0))
+            } ?? .singleton,
             logger: logger)
     }
 

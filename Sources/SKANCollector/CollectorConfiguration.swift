@@ -15,21 +15,28 @@ public struct CollectorConfiguration: Sendable {
     public var bodyLimit: Int
     /// Whether logs may carry bodies of refused postbacks (off: bodies hold signatures and app ids).
     public var logsBodies: Bool
+    /// Threads that run the HTTP event loops; `nil` shares SwiftNIO's group of one per core. Verification runs
+    /// on Swift's concurrency pool beside them, so on a small machine fewer loops leave more CPU to it.
+    public var eventLoopThreads: Int?
 
     /// Makes a configuration; the defaults serve both paths on loopback port 8080.
     public init(host: String = "127.0.0.1", port: Int = 8080,
                 postbackPaths: [String] = [Self.developerCopyPath, Self.networkPath],
-                bodyLimit: Int = 64 * 1024, logsBodies: Bool = false) {
+                bodyLimit: Int = 64 * 1024, logsBodies: Bool = false, eventLoopThreads: Int? = nil) {
         self.host = host
         self.port = port
         self.postbackPaths = postbackPaths
         self.bodyLimit = bodyLimit
         self.logsBodies = logsBodies
+        self.eventLoopThreads = eventLoopThreads
     }
 
     func validate() throws(CollectorError) {
         if postbackPaths.isEmpty || postbackPaths.contains(where: { !$0.hasPrefix("/") }) {
             throw CollectorError(.invalidConfiguration, "postback paths must start with '/', got \(postbackPaths)")
+        }
+        if let eventLoopThreads, eventLoopThreads < 1 {
+            throw CollectorError(.invalidConfiguration, "event loop threads must be at least 1, got \(eventLoopThreads)")
         }
         if bodyLimit < 1 {
             throw CollectorError(.invalidConfiguration, "the body limit must be at least 1 byte, got \(bodyLimit)")

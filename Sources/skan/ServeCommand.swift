@@ -40,11 +40,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Log the bodies of refused postbacks (they carry signatures; off by default).")
     var logBodies = false
 
+    @Option(help: "HTTP event loop threads (default: one per core). Verification runs beside them on Swift's thread pool.")
+    var eventLoops: Int?
+
     func run() async throws {
         let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
         let verifier = PostbackVerifier(keyRing: try keys.keyRing())
         let store = try storage.open(db)
-        var configuration = CollectorConfiguration(host: host, port: port, logsBodies: logBodies)
+        var configuration = CollectorConfiguration(host: host, port: port, logsBodies: logBodies,
+                                                   eventLoopThreads: eventLoops)
         if !paths.isEmpty { configuration.postbackPaths = paths }
         let collector: Collector
         do {
@@ -96,7 +100,7 @@ enum LogLevelArgument: String, ExpressibleByArgument, CaseIterable {
 /// Process-wide logging set-up for the long-running commands.
 enum LogSetup {
     static func make(label: String, level: Logger.Level) -> Logger {
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        LoggingSystem.bootstrap { DeferredMetadataLogHandler(label: $0) }
         var logger = Logger(label: label)
         logger.logLevel = level
         return logger
