@@ -97,6 +97,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "SKANTestSupport",
+            dependencies: ["SKANCore"],
+            path: "Tests/SKANTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SKANCoreTests",
             dependencies: ["SKANCore"],
@@ -109,13 +115,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SKANStoreTests",
-            dependencies: ["SKANCore", "SKANStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SKANCore", "SKANStore", "SKANTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "SKANCollectorTests",
             dependencies: [
                 "SKANCore",
+                "SKANTestSupport",
                 "SKANStore",
                 "SKANCollector",
                 "SKANSimulator",

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import SKANCore
+import SKANTestSupport
 import SKANCollector
 import SKANStore
 

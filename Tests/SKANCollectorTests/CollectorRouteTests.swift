@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import SKANCollector
 import SKANCore
+import SKANTestSupport
 import Testing
 
 @Suite("Collector routes")

@@ -1,3 +1,4 @@
+import SKANTestSupport
 import AsyncHTTPClient
 import Foundation
 import NIOCore

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import SKANCollector
 import SKANCore
+import SKANTestSupport
 import SKANStore
 import Testing
 

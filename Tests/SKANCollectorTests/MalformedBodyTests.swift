@@ -1,3 +1,4 @@
+import SKANTestSupport
 import Foundation
 import HummingbirdTesting
 import SKANCollector

@@ -1,5 +1,6 @@
 import Foundation
 import SKANCore
+import SKANTestSupport
 import SKANStore
 import Testing
 

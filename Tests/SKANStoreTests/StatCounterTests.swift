@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SKANCore
+import SKANTestSupport
 import SKANStore
 import Testing
 

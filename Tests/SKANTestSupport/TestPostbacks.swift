@@ -1,27 +1,27 @@
 import Foundation
 import SKANCore
 
-/// Postbacks signed by the simulated Apple P-256 test key (`Keys/test/`), and a verifier that trusts it.
-enum TestPostbacks {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
+/// Shared by the store and collector tests: postbacks signed by the simulated Apple P-256 test key (`Keys/test/`), and a verifier that trusts it.
+public enum TestPostbacks {
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let keys = packageRoot.appendingPathComponent("Keys/test")
+    public static let keys = packageRoot.appendingPathComponent("Keys/test")
 
-    static let privateKey: ECPrivateKey = {
+    public static let privateKey: ECPrivateKey = {
         let pem = try! String(contentsOf: keys.appendingPathComponent("simulated-apple-p256-private-key.pem"),
                               encoding: .utf8)
         return try! ECPrivateKey(pem: pem, source: "simulated-apple-p256-private-key.pem")
     }()
 
     /// Trusts the simulated Apple key beside Apple's own keys, so Apple's samples verify too.
-    static let verifier: PostbackVerifier = {
+    public static let verifier: PostbackVerifier = {
         var ring = KeyRing.apple
         ring.add(TrustedKey(name: "simulated-apple-p256", key: privateKey.publicKey))
         return PostbackVerifier(keyRing: ring)
     }()
 
     /// A signed 4.0 postback.
-    static func postback(transactionID: String = UUID().uuidString.lowercased(), adNetworkID: String = "example.skadnetwork",
+    public static func postback(transactionID: String = UUID().uuidString.lowercased(), adNetworkID: String = "example.skadnetwork",
                          sequenceIndex: Int = 0) -> Postback {
         var postback = Postback(
             version: .v4_0, adNetworkID: adNetworkID, sourceIdentifier: "5239", appID: 525463029,
@@ -33,7 +33,7 @@ enum TestPostbacks {
     }
 
     /// The verified form of a fresh signed postback.
-    static func verified(transactionID: String = UUID().uuidString.lowercased(), adNetworkID: String = "example.skadnetwork",
+    public static func verified(transactionID: String = UUID().uuidString.lowercased(), adNetworkID: String = "example.skadnetwork",
                          sequenceIndex: Int = 0) -> (VerifiedPostback, [UInt8]) {
         let body = Array(postback(transactionID: transactionID, adNetworkID: adNetworkID, sequenceIndex: sequenceIndex).json.utf8)
         guard case .valid(let verified) = verifier.verify(body) else { fatalError("the test key did not verify") }
