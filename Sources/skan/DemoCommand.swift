@@ -82,9 +82,9 @@ struct DemoCommand: AsyncParsableCommand {
             let request = try ReportRequest(fields: try ReportField.list(by), schema: conversionSchema)
             let report = try ReportBuilder.run(request, on: try ReportBuilder.open(database))
             let rows = report.rows.map(report.cells)
-            let table = BufferedOutputStream(descriptor: STDOUT_FILENO)
+            let table = BufferedOutput(descriptor: STDOUT_FILENO)
             try TableWriter(format: .table, stream: table).write(header: report.header, rows: rows)
-            let csv = try BufferedOutputStream(path: reportPath)
+            let csv = try BufferedOutput(path: reportPath)
             try TableWriter(format: .csv, stream: csv).write(header: report.header, rows: rows)
             csv.close()
         } catch {

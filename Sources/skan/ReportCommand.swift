@@ -67,7 +67,7 @@ struct ReportCommand: ParsableCommand {
                 return
             }
             let database = try ReportBuilder.open(db)
-            let stream = try out.map { path throws(ReportError) in try BufferedOutputStream(path: path) } ?? BufferedOutputStream(descriptor: STDOUT_FILENO)
+            let stream = try BufferedOutput.to(out)
             defer { stream.close() }
             let layout = Report(request: request)
             let writer = TableWriter(format: outputFormat, stream: stream)
@@ -106,7 +106,7 @@ struct ExportCommand: ParsableCommand {
                 throw ReportError(.output, "--format must be csv or jsonl, got \"\(format)\"")
             }
             let database = try ReportBuilder.open(db)
-            let stream = try out.map { path throws(ReportError) in try BufferedOutputStream(path: path) } ?? BufferedOutputStream(descriptor: STDOUT_FILENO)
+            let stream = try BufferedOutput.to(out)
             defer { stream.close() }
             try Exporter.export(from: database, rejected: rejected, format: exportFormat, to: stream)
         } catch {

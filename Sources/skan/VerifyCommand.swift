@@ -36,7 +36,7 @@ struct VerifyCommand: ParsableCommand {
         var allValid = true
         var isFirstBatch = true
         let format = format
-        let maximum = JSONRecordSplitter().maximumRecordLength
+        let maximum = JSONRecordSplitter.defaultMaximumRecordLength
         while let batch = try batches.next() {
             let results = Parallel.map(batch) { sourced -> (valid: Bool, line: String, row: [String]) in
                 let verdict: PostbackVerdict = sourced.record.isTooLong

@@ -30,7 +30,7 @@ struct ExportTests {
 
         let csvPath = path + ".csv"
         defer { try? FileManager.default.removeItem(atPath: csvPath) }
-        let stream = try BufferedOutputStream(path: csvPath)
+        let stream = try BufferedOutput(path: csvPath)
         let count = try Exporter.export(from: ReportBuilder.open(path), rejected: true, format: .csv, to: stream)
         stream.close()
         #expect(count == Self.awkward.count)
@@ -50,7 +50,7 @@ struct ExportTests {
 
         let jsonPath = path + ".jsonl"
         defer { try? FileManager.default.removeItem(atPath: jsonPath) }
-        let jsonStream = try BufferedOutputStream(path: jsonPath)
+        let jsonStream = try BufferedOutput(path: jsonPath)
         try Exporter.export(from: ReportBuilder.open(path), rejected: true, format: .jsonl, to: jsonStream)
         jsonStream.close()
         let lines = try String(contentsOfFile: jsonPath, encoding: .utf8).split(separator: "\n")

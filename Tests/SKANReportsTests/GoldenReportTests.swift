@@ -92,7 +92,7 @@ struct GoldenReportTests {
     static func csv(_ report: Report) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-report-\(UUID().uuidString).csv").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let stream = try BufferedOutputStream(path: path)
+        let stream = try BufferedOutput(path: path)
         try TableWriter(format: .csv, stream: stream).write(header: report.header, rows: report.rows.map(report.cells))
         stream.close()
         return try String(contentsOfFile: path, encoding: .utf8)

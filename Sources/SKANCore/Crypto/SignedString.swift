@@ -33,18 +33,7 @@ public struct SignedString: Sendable, Hashable, CustomStringConvertible {
     /// Adds an integer as decimal text.
     public mutating func append(_ value: Int64) {
         appendSeparator()
-        if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        var digits: [UInt8] = []
-        var rest = value.magnitude
-        while rest > 0 {
-            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
-            rest /= 10
-        }
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        bytes.append(contentsOf: digits.reversed())
+        bytes.append(contentsOf: String(value).utf8)
     }
 
     /// Adds a boolean as `true` or `false`.

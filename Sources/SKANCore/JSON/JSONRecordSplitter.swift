@@ -29,8 +29,11 @@ public struct JSONRecordSplitter: Sendable {
     private var started = false
     private var discarding = false
 
+    /// The default limit: 1 MiB, far above any postback (collectors refuse bodies over 64 KiB).
+    public static let defaultMaximumRecordLength = 1 << 20
+
     /// A splitter that keeps records up to `maximumRecordLength` bytes.
-    public init(maximumRecordLength: Int = 1 << 20) {
+    public init(maximumRecordLength: Int = defaultMaximumRecordLength) {
         self.maximumRecordLength = maximumRecordLength
     }
 

@@ -23,22 +23,28 @@ public enum PostbackField: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// Switches on the key's length before comparing, because this runs for every member of every postback
     /// and the synthesized `init(rawValue:)` compares against all sixteen names in turn.
     public init?(key: String) {
-        let candidates: [PostbackField]
+        let field: PostbackField
         switch key.utf8.count {
-        case 6: candidates = [.appID]
-        case 7: candidates = [.version, .didWin]
-        case 10: candidates = [.redownload]
-        case 11: candidates = [.campaignID]
-        case 12: candidates = [.countryCode]
-        case 13: candidates = [.adNetworkID, .sourceAppID, .sourceDomain, .fidelityType]
-        case 14: candidates = [.transactionID]
-        case 16: candidates = [.conversionValue]
-        case 17: candidates = [.sourceIdentifier]
-        case 21: candidates = [.attributionSignature]
-        case 23: candidates = [.postbackSequenceIndex, .coarseConversionValue]
+        case 6: field = .appID
+        case 7: field = key == "version" ? .version : .didWin
+        case 10: field = .redownload
+        case 11: field = .campaignID
+        case 12: field = .countryCode
+        case 13:
+            switch key.utf8.first {
+            case UInt8(ascii: "a"): field = .adNetworkID
+            case UInt8(ascii: "f"): field = .fidelityType
+            default: field = key.utf8.dropFirst(7).first == UInt8(ascii: "a") ? .sourceAppID : .sourceDomain
+            }
+        case 14: field = .transactionID
+        case 16: field = .conversionValue
+        case 17: field = .sourceIdentifier
+        case 21: field = .attributionSignature
+        case 23: field = key.utf8.first == UInt8(ascii: "p") ? .postbackSequenceIndex : .coarseConversionValue
         default: return nil
         }
-        guard let field = candidates.first(where: { $0.rawValue == key }) else { return nil }
+        // The length and a letter pick the only candidate; one comparison confirms it.
+        guard field.rawValue == key else { return nil }
         self = field
     }
 

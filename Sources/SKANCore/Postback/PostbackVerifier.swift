@@ -64,10 +64,10 @@ public struct PostbackVerifier: Sendable {
         for layout in layouts {
             let digest = SHA256.hash(data: postback.signedString(layout).bytes)
             for trusted in keys where trusted.key.isValidSignature(signature, digest: digest) {
+                let signed = postback.signedFields(layout)
                 return .valid(VerifiedPostback(
                     postback: postback, keyName: trusted.name, layout: layout,
-                    signedFields: postback.signedFields(layout),
-                    claimedFields: claimedFields(of: postback, signed: postback.signedFields(layout))))
+                    signedFields: signed, claimedFields: claimedFields(of: postback, signed: signed)))
             }
         }
         let names = keys.map(\.name).joined(separator: ", ")

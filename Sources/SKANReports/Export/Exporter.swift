@@ -12,7 +12,7 @@ public enum Exporter {
     /// Writes all rows of `postbacks` (or `rejected_postbacks`) in id order and returns how many were written.
     @discardableResult
     public static func export(from database: DatabaseQueue, rejected: Bool, format: Format,
-                              to stream: BufferedOutputStream) throws(ReportError) -> Int {
+                              to stream: BufferedOutput) throws(ReportError) -> Int {
         let table = rejected ? "rejected_postbacks" : "postbacks"
         var count = 0
         do {

@@ -9,13 +9,13 @@ import SKANCore
 /// needs every row to size its columns, so it keeps them until ``finish()``.
 public final class TableWriter {
     let format: OutputFormat
-    let stream: BufferedOutputStream
+    let stream: BufferedOutput
     private var header: [String] = []
     private var tableRows: [[String]] = []
     private var buffer: [UInt8] = []
 
     /// A writer onto `stream`.
-    public init(format: OutputFormat, stream: BufferedOutputStream) {
+    public init(format: OutputFormat, stream: BufferedOutput) {
         self.format = format
         self.stream = stream
     }

@@ -1,32 +1,23 @@
 import Foundation
 
-/// An `OutputStream` that collects bytes and hands them to a file descriptor in large writes.
-///
-/// CSV.swift writes one byte per `write` call; without a buffer every byte would be a system call.
-/// Used from one thread at a time.
-public final class BufferedOutputStream: OutputStream {
+/// Collects output bytes and hands them to a file descriptor in large writes, so that streaming millions of
+/// rows costs a system call per megabyte, not per row. Used from one thread at a time.
+public final class BufferedOutput {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private var pending: [UInt8] = []
-    private var status: Stream.Status = .notOpen
     private let capacity = 1 << 20
     /// The first write error, reported by ``flush()``.
     private var failure: String?
 
-    /// A stream over an open file descriptor (standard output is 1).
+    /// Output to an open file descriptor (standard output is 1).
     public init(descriptor: Int32, ownsDescriptor: Bool = false) {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
         pending.reserveCapacity(capacity)
-        super.init(toMemory: ())
     }
 
-    /// Foundation requires this initializer of every subclass; a memory stream here means standard output.
-    public required convenience init(toMemory: ()) {
-        self.init(descriptor: STDOUT_FILENO)
-    }
-
-    /// A stream into a new (or truncated) file.
+    /// Output to a new (or truncated) file.
     public convenience init(path: String) throws(ReportError) {
         let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else {
@@ -35,42 +26,34 @@ public final class BufferedOutputStream: OutputStream {
         self.init(descriptor: descriptor, ownsDescriptor: true)
     }
 
-    public override func open() { status = .open }
-    public override var streamStatus: Stream.Status { status }
-    public override var hasSpaceAvailable: Bool { true }
-
-    public override func write(_ bytes: UnsafePointer<UInt8>, maxLength length: Int) -> Int {
-        if length == 1 {
-            pending.append(bytes.pointee)
-        } else {
-            pending.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
-        }
-        if pending.count >= capacity { drain() }
-        return length
+    /// The file at `path`, or standard output when there is none: what every `--out` option means.
+    public static func to(_ path: String?) throws(ReportError) -> BufferedOutput {
+        guard let path else { return BufferedOutput(descriptor: STDOUT_FILENO) }
+        return try BufferedOutput(path: path)
     }
 
-    /// Appends text directly (headers, JSON lines), bypassing the byte-at-a-time path.
-    public func write(_ text: String) {
-        pending.append(contentsOf: text.utf8)
-        if pending.count >= capacity { drain() }
-    }
-
-    /// Appends bytes directly.
+    /// Appends bytes.
     public func write(_ bytes: [UInt8]) {
         pending.append(contentsOf: bytes)
         if pending.count >= capacity { drain() }
     }
 
-    /// Writes everything buffered, and reports the first write error since the stream opened.
+    /// Appends text.
+    public func write(_ text: String) {
+        pending.append(contentsOf: text.utf8)
+        if pending.count >= capacity { drain() }
+    }
+
+    /// Writes everything buffered, and reports the first write error since the output opened.
     public func flush() throws(ReportError) {
         drain()
         if let failure { throw ReportError(.output, "cannot write the output: \(failure)") }
     }
 
-    public override func close() {
+    /// Writes what is left and closes a file this output opened.
+    public func close() {
         drain()
         if ownsDescriptor { Foundation.close(descriptor) }
-        status = .closed
     }
 
     private func drain() {
