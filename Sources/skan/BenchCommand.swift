@@ -58,6 +58,14 @@ struct CoreBench: ParsableCommand {
         let legacy = try ECPrivateKey.generate(curve: .p192)
         let legacyRate = Self.measure(seconds: seconds, threads: 1) { _ in _ = try? legacy.signature(for: p192[0]) }
         print(#"{"measure":"sign-p192","threads":1,"per_second":\#(Int(legacyRate))}"#)
+        // The simulator's signer: the same curve arithmetic as openssl's sign, with an RFC 6979-style nonce.
+        for (name, curve) in [("p256", ECCurve.p256), ("p192", ECCurve.p192)] {
+            let deterministic = try DeterministicSigner(key: try ECPrivateKey.generate(curve: curve))
+            let rate = Self.measure(seconds: seconds, threads: 1) { index in
+                _ = try? deterministic.signature(for: p256[index % p256.count])
+            }
+            print(#"{"measure":"sign-deterministic-\#(name)","threads":1,"per_second":\#(Int(rate))}"#)
+        }
     }
 
     /// Runs `work` on `threads` threads for about `seconds` and returns calls per second.

@@ -81,19 +81,6 @@ struct SimulationOutputTests {
         #expect(SimulatedTime.parse("2026-03-03T22:36:32.274Z") == 1_772_577_392_274)
         #expect(SimulatedTime.iso8601(0) == "1970-01-01T00:00:00.000Z")
     }
-
-    @Test("deterministic signatures verify and repeat for the same message")
-    func deterministicSigner() throws {
-        for curve in ECCurve.allCases {
-            let key = try ECPrivateKey.generate(curve: curve)
-            let signer = try DeterministicSigner(key: key)
-            let message = Array("4.0\u{2063}example".utf8)
-            let signature = try signer.signature(for: message)
-            #expect(signature == (try signer.signature(for: message)))
-            #expect(signature != (try signer.signature(for: message + [0x31])))
-            #expect(key.publicKey.isValidSignature(Data(signature), for: message))
-        }
-    }
 }
 
 @Suite("Byte writers")

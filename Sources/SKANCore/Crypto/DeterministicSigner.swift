@@ -1,6 +1,7 @@
 import COpenSSL
 import Crypto
 import Foundation
+import Synchronization
 
 /// Signs with ECDSA-SHA256 using a nonce derived from the private key and the message, in the manner of
 /// RFC 6979, so that one key and one message always give the same signature.
@@ -9,16 +10,25 @@ import Foundation
 /// fresh random nonce for every signature. The signatures are ordinary ECDSA signatures: any verifier accepts
 /// them. The nonce stays secret and unique per message because it is an HMAC keyed with the private key.
 ///
-/// `@unchecked Sendable`: every OpenSSL object held here is read-only after `init`; each call works in its own
-/// `BN_CTX`, which is what OpenSSL requires for use from many threads.
+/// OpenSSL 3.0 (Debian 12) has no deterministic nonce of its own, so the signature equation is computed here
+/// with libcrypto's big-number and curve primitives; `k·G` goes through the curve's fixed-base tables, as in
+/// OpenSSL's own signer.
+///
+/// `@unchecked Sendable`: every OpenSSL object held here is read-only after `init`, except the scratch
+/// workspaces, which the pool hands to one caller at a time (OpenSSL contexts are not for concurrent use).
 public final class DeterministicSigner: @unchecked Sendable {
     /// The curve of the key.
     public let curve: ECCurve
     private let group: OpaquePointer
     private let order: OpaquePointer
+    private let orderMinusTwo: OpaquePointer
+    private let orderMontgomery: OpaquePointer
     private let privateScalar: OpaquePointer
-    private let nonceKey: SymmetricKey
+    /// HMAC keyed once with the private scalar; each nonce copies it, so the key's pads are hashed only here.
+    private let keyedNonceMAC: HMAC<SHA256>
     private let digestBytes: Int
+    /// Scratch contexts reused across calls: a fresh `BN_CTX` per signature costs a dozen allocations.
+    private let workspaces = Mutex<[Workspace]>([])
 
     /// Prepares to sign with `key` (P-256 or P-192).
     public init(key: ECPrivateKey) throws(SKANError) {
@@ -28,78 +38,132 @@ public final class DeterministicSigner: @unchecked Sendable {
             throw SKANError(.cryptoFailure, "OpenSSL has no group for \(curve)")
         }
         var scalar: OpaquePointer? = nil
-        guard EVP_PKEY_get_bn_param(key.openSSL.pointer, OSSL_PKEY_PARAM_PRIV_KEY, &scalar) == 1, let scalar,
-              let order = BN_dup(EC_GROUP_get0_order(group)) else {
+        guard EVP_PKEY_get_bn_param(key.openSSL.pointer, OSSL_PKEY_PARAM_PRIV_KEY, &scalar) == 1, let scalar else {
             EC_GROUP_free(group)
             throw SKANError(.notAPrivateKey, "the \(curve) key holds no private scalar")
         }
+        guard let order = BN_dup(EC_GROUP_get0_order(group)), let orderMinusTwo = BN_dup(order),
+              BN_sub_word(orderMinusTwo, 2) == 1, let context = BN_CTX_new(),
+              let montgomery = BN_MONT_CTX_new() else {
+            BN_clear_free(scalar)
+            EC_GROUP_free(group)
+            throw SKANError(.cryptoFailure, "OpenSSL is out of memory")
+        }
+        defer { BN_CTX_free(context) }
+        _ = BN_MONT_CTX_set(montgomery, order, context)
         self.group = group
         self.order = order
+        self.orderMinusTwo = orderMinusTwo
+        orderMontgomery = montgomery
         privateScalar = scalar
         let length = Int((BN_num_bits(order) + 7) / 8)
         var bytes = [UInt8](repeating: 0, count: length)
         _ = BN_bn2binpad(scalar, &bytes, Int32(length))
-        nonceKey = SymmetricKey(data: bytes)
+        keyedNonceMAC = HMAC<SHA256>(key: SymmetricKey(data: bytes))
         // ECDSA keeps the leftmost bits of the digest that fit the group order: all 32 bytes on P-256, 24 on P-192.
         digestBytes = min(32, length)
     }
 
     deinit {
         BN_clear_free(privateScalar)
+        BN_MONT_CTX_free(orderMontgomery)
+        BN_free(orderMinusTwo)
         BN_free(order)
         EC_GROUP_free(group)
     }
 
     /// Signs `message` with ECDSA-SHA256, returning the DER signature.
     public func signature(for message: some DataProtocol) throws(SKANError) -> [UInt8] {
-        let digest = Array(SHA256.hash(data: message))
-        guard let context = BN_CTX_new() else { throw SKANError(.cryptoFailure, "OpenSSL is out of memory") }
-        defer { BN_CTX_free(context) }
+        let digest = SHA256.hash(data: message)
+        let workspace = try checkOutWorkspace()
+        defer { workspaces.withLock { $0.append(workspace) } }
+        let context = workspace.context
         BN_CTX_start(context)
         defer { BN_CTX_end(context) }
         guard let e = BN_CTX_get(context), let k = BN_CTX_get(context), let x = BN_CTX_get(context),
-              let kInverse = BN_CTX_get(context), let sum = BN_CTX_get(context),
-              let point = EC_POINT_new(group) else {
+              let r = BN_CTX_get(context), let s = BN_CTX_get(context),
+              let kInverse = BN_CTX_get(context), let sum = BN_CTX_get(context) else {
             throw SKANError(.cryptoFailure, "OpenSSL is out of memory")
         }
-        defer { EC_POINT_free(point) }
-        _ = BN_bin2bn(digest, Int32(digestBytes), e)
+        digest.withUnsafeBytes { _ = BN_bin2bn($0.baseAddress, Int32(digestBytes), e) }
         _ = BN_nnmod(e, e, order, context)
         for counter in UInt8(0)...UInt8(255) {
-            var input = digest
-            input.append(counter)
-            let nonce = Array(HMAC<SHA256>.authenticationCode(for: input, using: nonceKey))
-            guard let r = BN_new(), let s = BN_new() else { throw SKANError(.cryptoFailure, "OpenSSL is out of memory") }
-            var handedOver = false
-            defer { if !handedOver { BN_free(r); BN_free(s) } }
-            _ = BN_bin2bn(nonce, Int32(nonce.count), k)
+            var mac = keyedNonceMAC
+            digest.withUnsafeBytes { mac.update(data: $0) }
+            withUnsafeBytes(of: counter) { mac.update(data: $0) }
+            let nonce = mac.finalize()
+            nonce.withUnsafeBytes { _ = BN_bin2bn($0.baseAddress, Int32($0.count), k) }
             _ = BN_nnmod(k, k, order, context)
             if BN_is_zero(k) == 1 { continue }
-            guard EC_POINT_mul(group, point, k, nil, nil, context) == 1,
-                  EC_POINT_get_affine_coordinates(group, point, x, nil, context) == 1,
+            guard EC_POINT_mul(group, workspace.point, k, nil, nil, context) == 1,
+                  EC_POINT_get_affine_coordinates(group, workspace.point, x, nil, context) == 1,
                   BN_nnmod(r, x, order, context) == 1 else {
                 throw SKANError(.cryptoFailure, "OpenSSL could not multiply on \(curve)")
             }
             if BN_is_zero(r) == 1 { continue }
-            // OpenSSL takes the branch-free inversion for a k flagged constant-time.
-            BN_set_flags(k, BN_FLG_CONSTTIME)
-            guard BN_mod_inverse(kInverse, k, order, context) != nil,
+            // k⁻¹ = k^(n−2) mod n (Fermat; n is prime): a constant-time exponentiation in the order's
+            // Montgomery form, prepared once in init, as OpenSSL's signer does for curves without a tuned inverse.
+            guard BN_mod_exp_mont_consttime(kInverse, k, orderMinusTwo, order, context, orderMontgomery) == 1,
                   BN_mod_mul(sum, r, privateScalar, order, context) == 1,
                   BN_mod_add(sum, sum, e, order, context) == 1,
                   BN_mod_mul(s, kInverse, sum, order, context) == 1 else {
                 throw SKANError(.cryptoFailure, "OpenSSL could not compute the signature on \(curve)")
             }
+            BN_clear(k)
+            BN_clear(kInverse)
             if BN_is_zero(s) == 1 { continue }
-            guard let signature = ECDSA_SIG_new() else { throw SKANError(.cryptoFailure, "OpenSSL is out of memory") }
-            defer { ECDSA_SIG_free(signature) }
-            _ = ECDSA_SIG_set0(signature, r, s)
-            handedOver = true
-            var out: UnsafeMutablePointer<UInt8>? = nil
-            let length = i2d_ECDSA_SIG(signature, &out)
-            guard length > 0, let out else { throw SKANError(.cryptoFailure, "OpenSSL could not encode the signature") }
-            defer { CRYPTO_free(out, #fileID, #line) }
-            return Array(UnsafeBufferPointer(start: out, count: Int(length)))
+            return Self.derSignature(r: r, s: s)
         }
         throw SKANError(.cryptoFailure, "no usable nonce in 256 tries, which cannot happen with a sound hash")
+    }
+
+    /// `SEQUENCE { INTEGER r, INTEGER s }`, written directly: `i2d_ECDSA_SIG` would copy both numbers into a
+    /// fresh `ECDSA_SIG` and allocate its output, three allocations for some seventy bytes.
+    static func derSignature(r: OpaquePointer, s: OpaquePointer) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(72)
+        for number in [r, s] {
+            let length = Int((BN_num_bits(number) + 7) / 8)
+            var magnitude = [UInt8](repeating: 0, count: length)
+            _ = BN_bn2bin(number, &magnitude)
+            // DER integers are signed and minimal: a set high bit needs a zero byte in front.
+            let padded = (magnitude.first ?? 0) & 0x80 != 0 ? [0] + magnitude : magnitude
+            body.append(0x02)
+            body.append(UInt8(padded.count))
+            body.append(contentsOf: padded)
+        }
+        // Curves up to P-384 keep the body under 128 bytes, so the short length form always applies.
+        return [0x30, UInt8(body.count)] + body
+    }
+
+    private func checkOutWorkspace() throws(SKANError) -> Workspace {
+        if let reused = workspaces.withLock({ $0.popLast() }) { return reused }
+        guard let workspace = Workspace(group: group) else {
+            throw SKANError(.cryptoFailure, "OpenSSL is out of memory")
+        }
+        return workspace
+    }
+}
+
+/// One caller's OpenSSL scratch space: a big-number context and a point, reused across signatures.
+///
+/// `@unchecked Sendable`: the signer's pool gives a workspace to one caller at a time.
+private final class Workspace: @unchecked Sendable {
+    let context: OpaquePointer
+    let point: OpaquePointer
+
+    init?(group: OpaquePointer) {
+        guard let context = BN_CTX_secure_new() ?? BN_CTX_new() else { return nil }
+        guard let point = EC_POINT_new(group) else {
+            BN_CTX_free(context)
+            return nil
+        }
+        self.context = context
+        self.point = point
+    }
+
+    deinit {
+        EC_POINT_clear_free(point)
+        BN_CTX_free(context)
     }
 }
