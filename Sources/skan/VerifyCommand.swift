@@ -22,6 +22,9 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var keys: KeyOptions
 
+    /// Records per unit of parallel work: enough that per-chunk costs vanish, few enough to keep both cores busy.
+    static let chunkSize = 32
+
     @Argument(help: "Postback files; '-' or none for standard input.")
     var files: [String] = []
 
@@ -32,30 +35,58 @@ struct VerifyCommand: ParsableCommand {
         // previous one is written meanwhile; output order is input order throughout.
         let reader = LockedReader(RecordReader(paths: files))
         let batches = Prefetcher { try reader.nextBatch() }
-        let output = OrderedWriter { bytes in FileHandle.standardOutput.write(Data(bytes)) }
+        let output = OrderedWriter { bytes in Self.writeAll(bytes, to: STDOUT_FILENO) }
         var allValid = true
         var isFirstBatch = true
         let format = format
         let maximum = JSONRecordSplitter.defaultMaximumRecordLength
         while let batch = try batches.next() {
-            let results = Parallel.map(batch) { sourced -> (valid: Bool, line: String, row: [String]) in
-                let verdict: PostbackVerdict = sourced.record.isTooLong
-                    ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
-                    : verifier.verify(record: sourced.record.bytes)
-                return format == .csv
-                    ? (verdict.isValid, "", VerdictFormat.row(verdict, at: sourced.location))
-                    : (verdict.isValid, VerdictFormat.line(verdict, at: sourced.location, as: format) + "\n", [])
+            // Chunks of records, not single records, go to the cores: each chunk's output is one buffer.
+            let chunks = stride(from: 0, to: batch.count, by: Self.chunkSize).map { $0..<min($0 + Self.chunkSize, batch.count) }
+            let results = Parallel.map(chunks) { range -> (valid: Bool, bytes: [UInt8], rows: [[String]]) in
+                var allValid = true
+                var bytes: [UInt8] = []
+                var rows: [[String]] = []
+                for sourced in batch[range] {
+                    let verdict: PostbackVerdict = sourced.record.isTooLong
+                        ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
+                        : verifier.verify(record: sourced.record.bytes)
+                    allValid = allValid && verdict.isValid
+                    if format == .csv {
+                        rows.append(VerdictFormat.row(verdict, at: sourced.location))
+                    } else {
+                        VerdictFormat.appendLine(verdict, source: sourced.source, line: sourced.record.line, as: format, to: &bytes)
+                    }
+                }
+                return (allValid, bytes, rows)
             }
             allValid = allValid && results.allSatisfy(\.valid)
             if format == .csv {
-                output.submit(Array(VerdictFormat.csv((isFirstBatch ? [VerdictFormat.csvHeader] : []) + results.map(\.row))))
+                output.submit(Array(VerdictFormat.csv((isFirstBatch ? [VerdictFormat.csvHeader] : []) + results.flatMap(\.rows))))
             } else {
-                output.submit(Array(results.map(\.line).joined().utf8))
+                // Each chunk's buffer goes to the writer as it is: joining them would copy every output byte.
+                output.submit(parts: results.map(\.bytes))
             }
             isFirstBatch = false
         }
         if isFirstBatch && format == .csv { output.submit(Array(VerdictFormat.csv([VerdictFormat.csvHeader]))) }
         output.drain()
         if !allValid { throw ExitCode.failure }
+    }
+
+    /// Writes every byte to `descriptor`, straight from the array (no `Data` copy). A reader that went away
+    /// (`skan verify … | head`) ends the output: the rest has nowhere to go.
+    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
     }
 }

@@ -33,4 +33,10 @@ struct RecordSplitterTests {
         #expect(records.map(\.2) == [true, false])
         #expect(records.last?.0 == "{\"y\":1}")
     }
+
+    @Test("an escaped backslash closes its string, and a brace inside a string opens nothing", arguments: [1, 2, 5, 64])
+    func escapedBackslash(chunk: Int) {
+        let records = split(#"{"f":"a\\"}"# + "\n" + #"{"g":"}{[","h":"\"\\"}"# + "\n", chunk: chunk)
+        #expect(records.map(\.0) == [#"{"f":"a\\"}"#, #"{"g":"}{[","h":"\"\\"}"#])
+    }
 }

@@ -1,13 +1,15 @@
 import COpenSSL
 import Foundation
+import Synchronization
 
 /// An OpenSSL `EVP_PKEY`, owned and freed here.
 ///
 /// `@unchecked Sendable` because the key is never mutated after it is loaded, and OpenSSL 3 allows one
-/// `EVP_PKEY` to be used from many threads as long as each operation has its own `EVP_PKEY_CTX`, which
-/// ``verify(digest:signatureDER:)`` and ``sign(digest:)`` create per call.
+/// `EVP_PKEY` to be used from many threads as long as each operation has its own `EVP_PKEY_CTX`: ``sign(digest:)``
+/// creates one per call, ``verify(digest:signatureDER:)`` takes one from a pool that lends each to one caller.
 final class OpenSSLKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    private let verifyContexts = Mutex<[VerifyContext]>([])
 
     private init(_ pointer: OpaquePointer) { self.pointer = pointer }
 
@@ -101,17 +103,29 @@ final class OpenSSLKey: @unchecked Sendable {
     /// ECDSA-verifies a DER signature over a SHA-256 digest. The curve truncates the digest as it needs
     /// (P-192 keeps the leftmost 192 bits), which is how Apple signs 1.0 and 2.0 postbacks.
     func verify(digest: UnsafeRawBufferPointer, signatureDER: UnsafeRawBufferPointer) -> Bool {
-        guard let context = EVP_PKEY_CTX_new(pointer, nil) else { return false }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1 else { return false }
+        guard let context = checkOutVerifyContext() else { return false }
+        defer { verifyContexts.withLock { $0.append(context) } }
         let result = EVP_PKEY_verify(
-            context,
+            context.pointer,
             signatureDER.bindMemory(to: UInt8.self).baseAddress, signatureDER.count,
             digest.bindMemory(to: UInt8.self).baseAddress, digest.count)
         // OpenSSL leaves an error on its thread queue for a malformed signature; clear it so that it
         // cannot be mistaken for the cause of a later failure on this thread.
         if result != 1 { ERR_clear_error() }
         return result == 1
+    }
+
+    /// A context already initialised for verifying with this key. Creating one per call fetched the provider's
+    /// algorithm and set the key up each time, a tenth of a P-192 verify; an initialised context verifies any
+    /// number of signatures, one caller at a time.
+    private func checkOutVerifyContext() -> VerifyContext? {
+        if let reused = verifyContexts.withLock({ $0.popLast() }) { return reused }
+        guard let context = EVP_PKEY_CTX_new(pointer, nil) else { return nil }
+        guard EVP_PKEY_verify_init(context) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            return nil
+        }
+        return VerifyContext(pointer: context)
     }
 
     /// ECDSA-signs a SHA-256 digest, giving a DER signature.
@@ -148,4 +162,15 @@ final class OpenSSLKey: @unchecked Sendable {
         }
         return text
     }
+}
+
+/// An `EVP_PKEY_CTX` initialised for verification, owned by the pool of one ``OpenSSLKey``.
+///
+/// `@unchecked Sendable`: the pool lends a context to one thread at a time.
+private final class VerifyContext: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { EVP_PKEY_CTX_free(pointer) }
 }

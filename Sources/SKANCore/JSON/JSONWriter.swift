@@ -1,61 +1,146 @@
 /// Writes JSON objects with keys in the order given, which is what people and golden files expect to read
 /// and what `JSONEncoder` cannot promise.
+///
+/// It writes UTF-8 bytes: output paths that run once per postback (`skan verify`, the simulator) append
+/// objects to one buffer with ``appendObject(to:_:)`` and the static helpers instead of building strings.
 public struct JSONWriter: Sendable {
-    private var text = "{"
+    private var bytes: [UInt8]
     private var isFirst = true
 
     /// Starts an empty object.
-    public init() {}
+    public init() {
+        bytes = [UInt8(ascii: "{")]
+    }
+
+    private init(continuing buffer: [UInt8]) {
+        bytes = buffer
+    }
+
+    /// Appends one object to `out`, built by `build`, without copying `out`: the writer takes the buffer over
+    /// while it writes. Output paths that run once per postback (`skan verify`) use this instead of strings.
+    public static func appendObject(to out: inout [UInt8], _ build: (inout JSONWriter) -> Void) {
+        var writer = JSONWriter(continuing: [])
+        swap(&writer.bytes, &out)
+        writer.bytes.append(UInt8(ascii: "{"))
+        build(&writer)
+        writer.bytes.append(UInt8(ascii: "}"))
+        swap(&writer.bytes, &out)
+    }
 
     /// Adds a member whose value is already JSON text.
     public mutating func raw(_ key: String, _ json: String) {
-        if isFirst { isFirst = false } else { text += "," }
-        text += Self.quoted(key)
-        text += ":"
-        text += json
+        member(key)
+        bytes += json.utf8
     }
 
     /// Adds a string member.
-    public mutating func string(_ key: String, _ value: String) { raw(key, Self.quoted(value)) }
-    /// Adds a string member, or `null`.
-    public mutating func string(_ key: String, _ value: String?) { raw(key, value.map(Self.quoted) ?? "null") }
-    /// Adds an integer member.
-    public mutating func integer(_ key: String, _ value: some BinaryInteger) { raw(key, String(value)) }
-    /// Adds a boolean member.
-    public mutating func bool(_ key: String, _ value: Bool) { raw(key, value ? "true" : "false") }
-    /// Adds an array of strings.
-    public mutating func strings(_ key: String, _ values: [String]) {
-        raw(key, "[" + values.map(Self.quoted).joined(separator: ",") + "]")
+    public mutating func string(_ key: String, _ value: String) {
+        member(key)
+        Self.appendQuoted(value, to: &bytes)
     }
 
-    /// The finished object.
-    public var json: String { text + "}" }
+    /// Adds a string member, or `null`.
+    public mutating func string(_ key: String, _ value: String?) {
+        guard let value else { return raw(key, "null") }
+        string(key, value)
+    }
+
+    /// Adds an integer member.
+    public mutating func integer(_ key: String, _ value: some BinaryInteger) {
+        member(key)
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        Self.appendDigits(UInt64(value.magnitude), to: &bytes)
+    }
+
+    /// Adds a boolean member.
+    public mutating func bool(_ key: String, _ value: Bool) { raw(key, value ? "true" : "false") }
+
+    /// Adds an array of strings.
+    public mutating func strings(_ key: String, _ values: [String]) {
+        member(key)
+        bytes.append(UInt8(ascii: "["))
+        var isFirstValue = true
+        for value in values {
+            if isFirstValue { isFirstValue = false } else { bytes.append(UInt8(ascii: ",")) }
+            Self.appendQuoted(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// The finished object as text.
+    public var json: String { String(decoding: bytes + [UInt8(ascii: "}")], as: UTF8.self) }
+
+    /// Adds a member whose value `write` appends as JSON text, with the static helpers below.
+    public mutating func value(_ key: String, _ write: (inout [UInt8]) -> Void) {
+        member(key)
+        write(&bytes)
+    }
+
+    private mutating func member(_ key: String) {
+        if isFirst { isFirst = false } else { bytes.append(UInt8(ascii: ",")) }
+        Self.appendQuoted(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+    }
 
     /// A JSON string literal for `value`, escaping what RFC 8259 requires.
     public static func quoted(_ value: String) -> String {
-        // Most values (ids, versions, field names) need no escaping: one scan of the bytes, one copy.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            var out = "\""
-            out.reserveCapacity(value.utf8.count + 2)
-            out += value
-            out += "\""
-            return out
-        }
-        var out = "\""
+        var out: [UInt8] = []
         out.reserveCapacity(value.utf8.count + 2)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        appendQuoted(value, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `value` as a JSON string literal: quotes, backslash and control characters escaped, everything
+    /// else (non-ASCII included) as its UTF-8 bytes.
+    public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        appendEscaped(value, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the inside of a JSON string literal for `value`, so callers can build one literal from parts.
+    public static func appendEscaped(_ value: String, to out: inout [UInt8]) {
+        var value = value
+        value.withUTF8 { utf8 in
+            // Most values (ids, versions, field names) need no escaping: copy the runs between escapes whole.
+            var runStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                runStart = index + 1
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+                case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out += [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
-        return out + "\""
+    }
+
+    /// Appends the decimal digits of `value`, without the string `String(value)` would allocate.
+    public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        appendDigits(value.magnitude, to: &out)
+    }
+
+    private static func appendDigits(_ value: UInt64, to out: inout [UInt8]) {
+        // 20 digits hold any 64-bit magnitude.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var count = 0
+            var rest = value
+            repeat {
+                digits[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[(20 - count)...]))
+        }
     }
 }

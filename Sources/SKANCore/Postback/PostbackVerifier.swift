@@ -16,11 +16,12 @@ public struct PostbackVerifier: Sendable {
 
     /// Judges a postback from the bytes received.
     public func verify(_ bytes: some Collection<UInt8>) -> PostbackVerdict {
-        if let array = bytes as? [UInt8] { return verify(bytes: array) }
-        return verify(bytes: Array(bytes))
+        verify(Array(bytes))
     }
 
-    private func verify(bytes: [UInt8]) -> PostbackVerdict {
+    /// Judges a postback from the bytes received. The concrete overload that callers with an array reach
+    /// directly: a generic call across modules would cast and look up type metadata for every postback.
+    public func verify(_ bytes: [UInt8]) -> PostbackVerdict {
         switch Postback.parse(bytes) {
         case .success(let postback): verify(postback)
         case .failure(.malformed(let malformed)): .malformed(malformed)
@@ -32,7 +33,11 @@ public struct PostbackVerifier: Sendable {
     /// `postback` member holding the postback as sent, beside metadata such as the simulator's send time
     /// (`skan simulate` writes these) or a test vector's notes. The inner postback's bytes are judged as they are.
     public func verify(record bytes: some Collection<UInt8>) -> PostbackVerdict {
-        let bytes = bytes as? [UInt8] ?? Array(bytes)
+        verify(record: Array(bytes))
+    }
+
+    /// Judges one JSON record (a postback or an envelope around one) from an array, without generic dispatch.
+    public func verify(record bytes: [UInt8]) -> PostbackVerdict {
         switch JSONObjectReader.members(of: bytes) {
         case .failure(let error):
             return .malformed(MalformedPostback(field: nil, reason: "the body is not a JSON object: \(error)"))

@@ -44,33 +44,9 @@ enum PostbackBytes {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// A JSON string; the rare value that needs escaping goes through the core's writer.
-    static func appendQuoted(_ value: String, to out: inout [UInt8]) {
-        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            out.append(UInt8(ascii: "\""))
-            out += value.utf8
-            out.append(UInt8(ascii: "\""))
-        } else {
-            out += JSONWriter.quoted(value).utf8
-        }
-    }
+    static func appendQuoted(_ value: String, to out: inout [UInt8]) { JSONWriter.appendQuoted(value, to: &out) }
 
-    static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value.magnitude
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
-        }
-    }
+    static func appendInteger(_ value: Int64, to out: inout [UInt8]) { JSONWriter.appendInteger(value, to: &out) }
 
     /// Zero-padded decimal digits.
     static func appendPadded(_ value: Int64, width: Int, to out: inout [UInt8]) {

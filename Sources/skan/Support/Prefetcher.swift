@@ -45,10 +45,13 @@ final class OrderedWriter: @unchecked Sendable {
         self.write = write
     }
 
-    func submit(_ bytes: [UInt8]) {
+    func submit(_ bytes: [UInt8]) { submit(parts: [bytes]) }
+
+    /// Queues several buffers as one unit of work, written in order: no need to join them into one copy first.
+    func submit(parts: [[UInt8]]) {
         slots.wait()
         queue.async {
-            self.write(bytes)
+            for bytes in parts { self.write(bytes) }
             self.slots.signal()
         }
     }

@@ -9,11 +9,13 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
 
     static let csvHeader = ["input", "status", "version", "transaction-id", "ad-network-id", "layout", "key", "field", "reason"]
 
-    /// One verdict as a line of text or JSON. Called on worker threads, so it only builds a string.
-    static func line(_ verdict: PostbackVerdict, at location: String, as format: VerdictFormat) -> String {
+    /// Appends one verdict as a line of text or JSON to `out`. Called on worker threads, once per postback, so
+    /// JSON is written as bytes into the chunk's buffer rather than built as strings.
+    static func appendLine(_ verdict: PostbackVerdict, source: String, line: Int, as format: VerdictFormat,
+                           to out: inout [UInt8]) {
         switch format {
-        case .text:
-            var parts = [location, verdict.status.rawValue]
+        case .text, .csv:
+            var parts = ["\(source):\(line)", verdict.status.rawValue]
             if let version = verdict.version { parts.append("version=\(version)") }
             if let transactionID = verdict.transactionID { parts.append("transaction-id=\(transactionID)") }
             if case .valid(let verified) = verdict {
@@ -23,27 +25,43 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
                 }
             }
             if let reason = verdict.reason { parts.append("— \(reason)") }
-            return parts.joined(separator: " ")
-        case .json, .csv:
-            var writer = JSONWriter()
-            writer.string("input", location)
-            writer.string("status", verdict.status.rawValue)
-            writer.string("version", verdict.version)
-            writer.string("transaction-id", verdict.transactionID)
-            writer.string("ad-network-id", verdict.postback?.adNetworkID)
-            writer.string("reason", verdict.reason)
-            writer.string("field", verdict.field)
-            if case .valid(let verified) = verdict {
-                writer.string("layout", verified.layout.rawValue)
-                writer.string("key", verified.keyName)
-                writer.strings("signed-fields", verified.signedFields.map(\.key))
-                writer.strings("claimed-fields", verified.claimedFields.map(\.key))
-            } else {
-                writer.raw("layout", "null")
-                writer.raw("key", "null")
+            out += parts.joined(separator: " ").utf8
+        case .json:
+            JSONWriter.appendObject(to: &out) { writer in
+                writer.value("input") { bytes in
+                    bytes.append(UInt8(ascii: "\""))
+                    JSONWriter.appendEscaped(source, to: &bytes)
+                    bytes.append(UInt8(ascii: ":"))
+                    JSONWriter.appendInteger(Int64(line), to: &bytes)
+                    bytes.append(UInt8(ascii: "\""))
+                }
+                writer.string("status", verdict.status.rawValue)
+                writer.string("version", verdict.version)
+                writer.string("transaction-id", verdict.transactionID)
+                writer.string("ad-network-id", verdict.postback?.adNetworkID)
+                writer.string("reason", verdict.reason)
+                writer.string("field", verdict.field)
+                if case .valid(let verified) = verdict {
+                    writer.string("layout", verified.layout.rawValue)
+                    writer.string("key", verified.keyName)
+                    writer.value("signed-fields") { appendFieldNames(verified.signedFields, to: &$0) }
+                    writer.value("claimed-fields") { appendFieldNames(verified.claimedFields, to: &$0) }
+                } else {
+                    writer.raw("layout", "null")
+                    writer.raw("key", "null")
+                }
             }
-            return writer.json
         }
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    private static func appendFieldNames(_ fields: [PostbackField], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (index, field) in fields.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.appendQuoted(field.key, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
     }
 
     /// The CSV row for one verdict, in the order of ``csvHeader``.
