@@ -23,7 +23,11 @@ public final class SQLitePostbackStore: PostbackStore {
         // A reader never waits for the writer in WAL mode; this only covers a second process opening the file.
         configuration.busyMode = .timeout(5)
         do {
-            database = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB sets `synchronous = NORMAL` on the writer when it turns WAL on, after `prepareDatabase` ran, so
+            // the setting is made again on the writer connection, the only one whose commits it governs.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)") }
+            database = pool
         } catch {
             throw StoreError(.cannotOpen, "cannot open the database \(path): \(error)")
         }
@@ -57,9 +61,13 @@ public final class SQLitePostbackStore: PostbackStore {
         try read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
     }
 
-    /// The `synchronous` setting SQLite reports: 1 NORMAL, 2 FULL.
+    /// The `synchronous` setting of the connection that commits (the writer): 1 NORMAL, 2 FULL.
     public func synchronousSetting() throws(StoreError) -> Int {
-        try read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        do {
+            return try database.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+        } catch {
+            throw StoreError(.readFailed, "cannot read the database: \(error)")
+        }
     }
 
     public func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
