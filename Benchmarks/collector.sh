@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Collector throughput on loopback: `skan serve` (release build, durable SQLite) under wrk posting distinct valid
 # P-256 postbacks, beside `openssl speed -multi 2 ecdsap256` verify/s measured in the same run.
-# Usage: Benchmarks/collector.sh   (env: DURATION=12 CONNECTIONS=32 THREADS=2 COUNT=400000 DURABILITY=full EVENT_LOOPS=)
+# Usage: Benchmarks/collector.sh   (env: SKAN_BIN= DURATION=12 CONNECTIONS=32 THREADS=2 COUNT=400000 DURABILITY=full EVENT_LOOPS=)
 # 32 connections keep the server busy (group commit still batches) without queueing: with a CPU-bound server,
 # latency is connections / rate (Little's law), so 64 only doubled p50 and p99 for the same rate.
 set -euo pipefail
@@ -16,8 +16,13 @@ OUT=bench-out
 mkdir -p "$OUT"
 command -v wrk >/dev/null || { echo "needs wrk (apt-get install -y wrk)" >&2; exit 2; }
 
-swift build -c release --product skan >&2
-BIN="$(swift build -c release --show-bin-path)/skan"
+# SKAN_BIN compares another build (A/B runs of two binaries on this noisy machine); by default, build release.
+if [ -n "${SKAN_BIN:-}" ]; then
+    BIN="$SKAN_BIN"
+else
+    swift build -c release --product skan >&2
+    BIN="$(swift build -c release --show-bin-path)/skan"
+fi
 
 POSTBACKS="$OUT/postbacks-$COUNT.jsonl"
 if [ ! -s "$POSTBACKS" ]; then

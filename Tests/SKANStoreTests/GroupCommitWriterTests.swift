@@ -59,4 +59,31 @@ struct GroupCommitWriterTests {
             try await writer.submit(SQLitePostbackStoreTests.accepted(TestPostbacks.verified()))
         }
     }
+
+    @Test("answers every caller when submissions keep arriving while it commits",
+          .timeLimit(.minutes(1)))
+    func steadyArrivals() async throws {
+        let store = try CountingStore()
+        let writer = GroupCommitWriter(store: store)
+        let running = Task { await writer.run() }
+        // 40 callers, 25 submissions each, one after another: the writer sleeps and wakes many times. A lost
+        // wake-up leaves a caller waiting forever (the time limit fails the test).
+        let stored = try await withThrowingTaskGroup(of: Int.self) { callers in
+            for _ in 0..<40 {
+                callers.addTask {
+                    var stored = 0
+                    for _ in 0..<25 {
+                        let outcome = try await writer.submit(SQLitePostbackStoreTests.accepted(TestPostbacks.verified()))
+                        if outcome == .stored { stored += 1 }
+                    }
+                    return stored
+                }
+            }
+            return try await callers.reduce(0, +)
+        }
+        writer.finish()
+        await running.value
+        #expect(stored == 1000)
+        #expect(store.batches.withLock { $0.reduce(0, +) } == 1000)
+    }
 }
