@@ -34,9 +34,8 @@ extension SQLitePostbackStore {
             switch entry {
             case .accepted(let accepted):
                 let statement = try db.cachedStatement(sql: insertPostback)
-                try statement.execute(arguments: arguments(accepted))
                 // ON CONFLICT DO NOTHING changes no row for a repeat of the dedup key.
-                if db.changesCount == 0 {
+                if try row(accepted).run(statement, in: db) == 0 {
                     outcomes.append(.duplicate)
                 } else {
                     outcomes.append(.stored)
@@ -83,7 +82,8 @@ extension SQLitePostbackStore {
         changes[StatCounter.rejectedDropped, default: 0] += dropped
     }
 
-    private static func arguments(_ accepted: AcceptedPostback) -> StatementArguments {
+    /// The columns of ``insertPostback``, in its order.
+    private static func row(_ accepted: AcceptedPostback) -> RowBinding {
         let postback = accepted.verified.postback
         var extras: String?
         if !postback.extras.isEmpty {
@@ -91,16 +91,32 @@ extension SQLitePostbackStore {
             for member in postback.extras { writer.raw(member.key, member.value.jsonText) }
             extras = writer.json
         }
-        let values: [(any DatabaseValueConvertible)?] = [
-            postback.transactionID, postback.adNetworkID, postback.postbackSequenceIndex ?? 0,
-            postback.version.rawValue, postback.hasVersionKey, postback.campaignID, postback.sourceIdentifier,
-            postback.appID, postback.redownload, postback.sourceAppID, postback.sourceDomain, postback.fidelityType,
-            postback.didWin, postback.postbackSequenceIndex, postback.conversionValue,
-            postback.coarseConversionValue?.rawValue, postback.countryCode, postback.attributionSignature, extras,
-            Data(accepted.rawBody), Timestamp.iso8601(accepted.receivedAt), accepted.verified.keyName,
-            accepted.verified.layout.rawValue, accepted.endpoint,
-        ]
-        return StatementArguments(values)
+        var row = RowBinding(capacity: 24)
+        row.text(postback.transactionID)
+        row.text(postback.adNetworkID)
+        row.integer(postback.postbackSequenceIndex ?? 0)
+        row.text(postback.version.rawValue)
+        row.bool(postback.hasVersionKey)
+        row.integer(postback.campaignID)
+        row.text(postback.sourceIdentifier)
+        row.integer(postback.appID)
+        row.bool(postback.redownload)
+        row.integer(postback.sourceAppID)
+        row.text(postback.sourceDomain)
+        row.integer(postback.fidelityType)
+        row.bool(postback.didWin)
+        row.integer(postback.postbackSequenceIndex)
+        row.integer(postback.conversionValue)
+        row.text(postback.coarseConversionValue?.rawValue)
+        row.text(postback.countryCode)
+        row.text(postback.attributionSignature)
+        row.text(extras)
+        row.blob(accepted.rawBody)
+        row.text(Timestamp.iso8601(accepted.receivedAt))
+        row.text(accepted.verified.keyName)
+        row.text(accepted.verified.layout.rawValue)
+        row.text(accepted.endpoint)
+        return row
     }
 
     static func storedPostback(_ row: Row) -> StoredPostback {
