@@ -52,7 +52,18 @@ enum CollectorRouter {
     /// Reads the body within the limit and sends it down the pipeline. Every client mistake ends here as a 4xx.
     private static func receive(_ request: Request, path: String, pipeline: PostbackPipeline, limit: Int) async
         -> PostbackPipeline.Result {
-        if let type = request.headers[.contentType], !isJSON(type) {
+        // One pass over the few headers: the subscript joins repeated values through generic code, on every
+        // request, for each of the two names (a per cent of the server's CPU under load).
+        var contentType: String?
+        var contentLength: String?
+        for field in request.headers {
+            if field.name == .contentType {
+                contentType = contentType.map { $0 + ", " + field.value } ?? field.value
+            } else if field.name == .contentLength {
+                contentLength = contentLength.map { $0 + ", " + field.value } ?? field.value
+            }
+        }
+        if let type = contentType, !isJSON(type) {
             return PostbackPipeline.Result(
                 reply: PostbackReply(.unsupportedMediaType, reason: "content-type \(type) is not JSON; send application/json"),
                 version: nil)
@@ -60,7 +71,7 @@ enum CollectorRouter {
         let tooLarge = PostbackPipeline.Result(
             reply: PostbackReply(.tooLarge, reason: "the body is over the limit of \(limit) bytes"), version: nil)
         // A declared length over the limit is refused before reading a byte of it.
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit { return tooLarge }
+        if let declared = contentLength.flatMap(Int.init), declared > limit { return tooLarge }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limit)

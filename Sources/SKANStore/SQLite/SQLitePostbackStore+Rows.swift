@@ -29,17 +29,21 @@ extension SQLitePostbackStore {
         var outcomes: [StoreOutcome] = []
         outcomes.reserveCapacity(entries.count)
         var changes: [String: Int] = [:]
+        // Per batch, not per row: the statement cache is keyed by the SQL text, hashed on every lookup.
+        var insert: Statement?
+        var storedByVersion: [PostbackVersion: Int] = [:]
         var rejections = 0
         for entry in entries {
             switch entry {
             case .accepted(let accepted):
-                let statement = try db.cachedStatement(sql: insertPostback)
+                let statement = try insert ?? db.cachedStatement(sql: insertPostback)
+                insert = statement
                 // ON CONFLICT DO NOTHING changes no row for a repeat of the dedup key.
                 if try row(accepted).run(statement, in: db) == 0 {
                     outcomes.append(.duplicate)
                 } else {
                     outcomes.append(.stored)
-                    changes[StatCounter.postbacksPrefix + accepted.verified.postback.version.rawValue, default: 0] += 1
+                    storedByVersion[accepted.verified.postback.version, default: 0] += 1
                 }
             case .rejected(let rejected):
                 let statement = try db.cachedStatement(sql: insertRejection)
@@ -54,6 +58,7 @@ extension SQLitePostbackStore {
                 outcomes.append(.rejectionRecorded)
             }
         }
+        for (version, count) in storedByVersion { changes[StatCounter.postbacksPrefix + version.rawValue] = count }
         if rejections > 0 { try enforce(cap, changes: &changes, in: db) }
         let add = try db.cachedStatement(sql: addToCounter)
         for (name, change) in changes where change != 0 {
