@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SKANCore
+import SKANReports
 
 /// `skan verify`: judges postbacks as an ad network receives them.
 struct VerifyCommand: ParsableCommand {
@@ -35,7 +36,9 @@ struct VerifyCommand: ParsableCommand {
         // previous one is written meanwhile; output order is input order throughout.
         let reader = LockedReader(RecordReader(paths: files))
         let batches = Prefetcher { try reader.nextBatch() }
-        let output = OrderedWriter { bytes in Self.writeAll(bytes, to: STDOUT_FILENO) }
+        // Straight from the arrays (no `Data` copy). A reader that went away (`skan verify … | head`) ends the
+        // output: the rest has nowhere to go.
+        let output = OrderedWriter { bytes in _ = BufferedOutput.writeAll(bytes, to: STDOUT_FILENO) }
         var allValid = true
         var isFirstBatch = true
         let format = format
@@ -72,21 +75,5 @@ struct VerifyCommand: ParsableCommand {
         if isFirstBatch && format == .csv { output.submit(Array(VerdictFormat.csv([VerdictFormat.csvHeader]))) }
         output.drain()
         if !allValid { throw ExitCode.failure }
-    }
-
-    /// Writes every byte to `descriptor`, straight from the array (no `Data` copy). A reader that went away
-    /// (`skan verify … | head`) ends the output: the rest has nowhere to go.
-    static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
     }
 }

@@ -57,18 +57,23 @@ public final class BufferedOutput {
     }
 
     private func drain() {
-        var offset = 0
-        pending.withUnsafeBytes { raw in
+        if let error = Self.writeAll(pending, to: descriptor), failure == nil { failure = error }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes every byte to `descriptor`, retrying short and interrupted writes; returns the error, if one stopped it.
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> String? {
+        bytes.withUnsafeBytes { raw -> String? in
+            var offset = 0
             while offset < raw.count {
                 let written = Foundation.write(descriptor, raw.baseAddress! + offset, raw.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
-                    if failure == nil { failure = String(cString: strerror(errno)) }
-                    return
+                    return String(cString: strerror(errno))
                 }
                 offset += written
             }
+            return nil
         }
-        pending.removeAll(keepingCapacity: true)
     }
 }

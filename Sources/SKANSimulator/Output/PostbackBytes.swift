@@ -14,11 +14,11 @@ enum PostbackBytes {
         }
         func string(_ name: String, _ value: String) {
             key(name)
-            appendQuoted(value, to: &out)
+            JSONWriter.appendQuoted(value, to: &out)
         }
         func integer(_ name: String, _ value: Int) {
             key(name)
-            appendInteger(Int64(value), to: &out)
+            JSONWriter.appendInteger(Int64(value), to: &out)
         }
         func bool(_ name: String, _ value: Bool) {
             key(name)
@@ -43,10 +43,6 @@ enum PostbackBytes {
         precondition(postback.extras.isEmpty, "simulated postbacks carry no extra keys")
         out.append(UInt8(ascii: "}"))
     }
-
-    static func appendQuoted(_ value: String, to out: inout [UInt8]) { JSONWriter.appendQuoted(value, to: &out) }
-
-    static func appendInteger(_ value: Int64, to out: inout [UInt8]) { JSONWriter.appendInteger(value, to: &out) }
 
     /// Zero-padded decimal digits.
     static func appendPadded(_ value: Int64, width: Int, to out: inout [UInt8]) {

@@ -1,3 +1,5 @@
+import SKANCore
+
 /// One postback on its way: when it leaves the device, where to, and its exact wire bytes.
 public struct SimulatedRecord: Sendable, Hashable {
     /// Who receives it.
@@ -29,9 +31,9 @@ public struct SimulatedRecord: Sendable, Hashable {
         line += #"{"send-at":""#.utf8
         SimulatedTime.appendISO8601(sendAt, to: &line)
         line += #"","send-at-ms":"#.utf8
-        PostbackBytes.appendInteger(sendAt, to: &line)
+        JSONWriter.appendInteger(sendAt, to: &line)
         line += #","destination":"#.utf8
-        PostbackBytes.appendQuoted(destination, to: &line)
+        JSONWriter.appendQuoted(destination, to: &line)
         line += #","recipient":""#.utf8
         line += recipient.rawValue.utf8
         line += #"","postback":"#.utf8
