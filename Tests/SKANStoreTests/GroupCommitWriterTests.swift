@@ -86,4 +86,62 @@ struct GroupCommitWriterTests {
         #expect(stored == 1000)
         #expect(store.batches.withLock { $0.reduce(0, +) } == 1000)
     }
+
+    @Test("commits at once when idle, then waits out the commit interval so that later arrivals share one commit")
+    func commitInterval() async throws {
+        let store = try CountingStore()
+        let sleeps = Mutex<[Duration]>([])
+        let later = (0..<5).map { _ in SQLitePostbackStoreTests.accepted(TestPostbacks.verified()) }
+        let laterOutcomes = Mutex<[StoreOutcome]>([])
+        // A writer whose sleep returns at once, having recorded how long it was asked to wait; during the first
+        // wait, five entries arrive through the completion API.
+        let box = Mutex<GroupCommitWriter?>(nil)
+        let writer = GroupCommitWriter(store: store, commitInterval: .seconds(3600)) { duration in
+            let first = sleeps.withLock { $0.append(duration); return $0.count == 1 }
+            guard first, let writer = box.withLock({ $0 }) else { return }
+            for entry in later {
+                writer.submit([entry]) { result in laterOutcomes.withLock { $0 += (try? result.get()) ?? [] } }
+            }
+        }
+        box.withLock { $0 = writer }
+        let running = Task { await writer.run() }
+        let first = try await writer.submit(SQLitePostbackStoreTests.accepted(TestPostbacks.verified()))
+        #expect(first == .stored)
+        while laterOutcomes.withLock({ $0.count }) < later.count { await Task.yield() }
+        writer.finish()
+        await running.value
+        #expect(store.batches.withLock { $0 } == [1, 5], "the five that arrived during the wait share one commit")
+        #expect(laterOutcomes.withLock { $0 } == Array(repeating: .stored, count: 5))
+        let asked = sleeps.withLock { $0 }
+        #expect(asked.count == 2, "one wait after each commit, none before the first")
+        #expect(asked.allSatisfy { $0 > .seconds(3590) && $0 <= .seconds(3600) }, "the rest of the interval: \(asked)")
+    }
+
+    @Test("never waits with no commit interval")
+    func noInterval() async throws {
+        let sleeps = Mutex(0)
+        let writer = GroupCommitWriter(store: try SQLitePostbackStore(inMemoryWith: RejectionCap())) { _ in
+            sleeps.withLock { $0 += 1 }
+        }
+        let running = Task { await writer.run() }
+        for _ in 0..<3 { _ = try await writer.submit(SQLitePostbackStoreTests.accepted(TestPostbacks.verified())) }
+        writer.finish()
+        await running.value
+        #expect(sleeps.withLock { $0 } == 0)
+    }
+
+    @Test("answers a completion with the closed error after finishing")
+    func closedCompletion() async throws {
+        let writer = GroupCommitWriter(store: try SQLitePostbackStore(inMemoryWith: RejectionCap()))
+        writer.finish()
+        let result = Mutex<Result<[StoreOutcome], StoreError>?>(nil)
+        writer.submit([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]) { outcome in
+            result.withLock { $0 = outcome }
+        }
+        guard case .failure(let error) = try #require(result.withLock { $0 }) else {
+            Issue.record("a closed writer accepted entries")
+            return
+        }
+        #expect(error.code == .closed)
+    }
 }

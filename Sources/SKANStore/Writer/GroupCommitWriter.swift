@@ -7,9 +7,12 @@ import Synchronization
 /// them all, so the cost of a commit (and its fsync) is shared; when idle, a lone request commits at once. Each
 /// caller still resumes only after the transaction holding its entries has committed.
 public final class GroupCommitWriter: Sendable {
+    /// Called once, from the writer, with a submission's outcomes or the error that stopped its transaction.
+    public typealias Completion = @Sendable (Result<[StoreOutcome], StoreError>) -> Void
+
     private struct Pending {
         let entries: [StoreEntry]
-        let continuation: CheckedContinuation<[StoreOutcome], any Error>
+        let completion: Completion
     }
 
     private struct State {
@@ -19,15 +22,25 @@ public final class GroupCommitWriter: Sendable {
 
     private let store: any PostbackStore
     private let maximumBatch: Int
+    private let commitInterval: Duration
+    private let sleep: @Sendable (Duration) async -> Void
     private let state = Mutex(State())
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
 
     /// A writer for `store` that commits at most about `maximumBatch` entries per transaction (a caller's entries
     /// are never split, so one large submission may exceed it).
-    public init(store: any PostbackStore, maximumBatch: Int = 2048) {
+    ///
+    /// `commitInterval` spaces commits under load: after a transaction, the writer waits out the rest of the
+    /// interval (counted from that transaction's start) before taking the next batch, so that more entries share
+    /// each commit and its fsync. A writer that was idle commits at once; the wait only comes between back-to-back
+    /// commits, and adds at most the interval to a reply. `sleep` does the waiting (tests pass one that returns).
+    public init(store: any PostbackStore, maximumBatch: Int = 2048, commitInterval: Duration = .zero,
+                sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) {
         self.store = store
         self.maximumBatch = maximumBatch
+        self.commitInterval = commitInterval
+        self.sleep = sleep
         // One buffered wake-up is enough: the loop drains everything pending each time it wakes.
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
@@ -36,23 +49,27 @@ public final class GroupCommitWriter: Sendable {
     /// Throws ``StoreError`` when the transaction failed or the writer has shut down.
     public func submit(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
         if entries.isEmpty { return [] }
-        do {
-            return try await withCheckedThrowingContinuation { continuation in
-                let accepted = state.withLock { state in
-                    guard !state.isClosed else { return false }
-                    state.pending.append(Pending(entries: entries, continuation: continuation))
-                    return true
-                }
-                if accepted {
-                    wake.yield()
-                } else {
-                    continuation.resume(throwing: StoreError(.closed, "the store is shutting down"))
-                }
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.writeFailed, "\(error)")
+        let result: Result<[StoreOutcome], StoreError> = await withCheckedContinuation { continuation in
+            submit(entries) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Queues `entries`; `completion` receives their outcomes, in order, once they are durable, or the error.
+    ///
+    /// For callers that are not async, such as a SwiftNIO channel handler: it runs on the writer's thread, so it
+    /// should only hand the result on (to its event loop, say).
+    public func submit(_ entries: [StoreEntry], completion: @escaping Completion) {
+        if entries.isEmpty { return completion(.success([])) }
+        let accepted = state.withLock { state in
+            guard !state.isClosed else { return false }
+            state.pending.append(Pending(entries: entries, completion: completion))
+            return true
+        }
+        if accepted {
+            wake.yield()
+        } else {
+            completion(.failure(StoreError(.closed, "the store is shutting down")))
         }
     }
 
@@ -84,16 +101,19 @@ public final class GroupCommitWriter: Sendable {
         while true {
             let batch = takeBatch()
             if batch.isEmpty { return }
+            let started = ContinuousClock.now
             do {
                 let outcomes = try await store.write(batch.flatMap(\.entries))
                 var offset = 0
                 for pending in batch {
-                    pending.continuation.resume(returning: Array(outcomes[offset..<offset + pending.entries.count]))
+                    pending.completion(.success(Array(outcomes[offset..<offset + pending.entries.count])))
                     offset += pending.entries.count
                 }
             } catch {
-                for pending in batch { pending.continuation.resume(throwing: error) }
+                for pending in batch { pending.completion(.failure(error)) }
             }
+            let rest = commitInterval - (ContinuousClock.now - started)
+            if rest > .zero && queuedEntries < maximumBatch { await sleep(rest) }
         }
     }
 
