@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Collector throughput on loopback: `skan serve` (release build, durable SQLite) under wrk posting distinct valid
 # P-256 postbacks, beside `openssl speed -multi 2 ecdsap256` verify/s measured in the same run.
-# Usage: Benchmarks/collector.sh   (env: SKAN_BIN= DURATION=12 CONNECTIONS=32 THREADS=2 COUNT=400000 DURABILITY=full EVENT_LOOPS=)
+# Usage: Benchmarks/collector.sh   (env: SKAN_BIN= DURATION=12 CONNECTIONS=32 THREADS=2 COUNT=400000 DURABILITY=full EVENT_LOOPS=
+#        SERVE_FLAGS=, e.g. SERVE_FLAGS=--postbacks-via-router to measure Hummingbird's router path)
 # 32 connections keep the server busy (group commit still batches) without queueing: with a CPU-bound server,
 # latency is connections / rate (Little's law), so 64 only doubled p50 and p99 for the same rate.
 set -euo pipefail
@@ -32,7 +33,7 @@ fi
 
 rm -f "$OUT"/bench.sqlite*
 "$BIN" serve --db "$OUT/bench.sqlite" --port 0 --log-level warning --durability "$DURABILITY" \
-    ${EVENT_LOOPS:+--event-loops "$EVENT_LOOPS"} \
+    ${EVENT_LOOPS:+--event-loops "$EVENT_LOOPS"} ${SERVE_FLAGS:-} \
     --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem >"$OUT/serve.out" 2>"$OUT/serve.err" &
 PID=$!
 trap 'kill -TERM $PID 2>/dev/null || true' EXIT
@@ -77,7 +78,7 @@ print(f"{rate:.0f} {rate / verify:.2f} {cpu:.0f}")
 PY
 read -r RATE RATIO CPU_US <"$OUT/rate.txt"
 cat <<REPORT
-collector benchmark ($(date -u +%FT%TZ), $(nproc) cores, durability=$DURABILITY, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s${EVENT_LOOPS:+, --event-loops $EVENT_LOOPS})
+collector benchmark ($(date -u +%FT%TZ), $(nproc) cores, durability=$DURABILITY, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s${EVENT_LOOPS:+, --event-loops $EVENT_LOOPS}${SERVE_FLAGS:+, $SERVE_FLAGS})
   accepted postbacks/s : $RATE   (accepted $((${ACCEPTED_AFTER%.*} - ${ACCEPTED_BEFORE%.*})), received $RECEIVED, duplicate $DUPLICATE, rows $ROWS)
   latency p50 / p99    : $P50 / $P99
   server peak RSS      : $((RSS_KB / 1024)) MB

@@ -34,7 +34,7 @@ public struct Collector: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        writer = GroupCommitWriter(store: store)
+        writer = GroupCommitWriter(store: store, commitInterval: configuration.commitInterval)
         pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger,
                                     logsBodies: configuration.logsBodies, now: now)
         metrics = CollectorMetrics()
@@ -49,8 +49,17 @@ public struct Collector: Sendable {
     /// The writer must run beside it (``run(onServerRunning:)`` does both).
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol {
-        Application(
+        let configuration = configuration
+        let (pipeline, metrics) = (pipeline, metrics)
+        let date = HTTPDate()
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            guard configuration.answersPostbacksOnEventLoop else { return [] }
+            return [PostbackFastPath(pipeline: pipeline, metrics: metrics, paths: configuration.postbackPaths,
+                                     limit: configuration.bodyLimit, date: date)]
+        }
+        return Application(
             router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },

@@ -15,20 +15,29 @@ public struct CollectorConfiguration: Sendable {
     public var bodyLimit: Int
     /// Whether logs may carry bodies of refused postbacks (off: bodies hold signatures and app ids).
     public var logsBodies: Bool
-    /// Threads that run the HTTP event loops; `nil` shares SwiftNIO's group of one per core. Verification runs
-    /// on Swift's concurrency pool beside them, so on a small machine fewer loops leave more CPU to it.
+    /// Threads that run the HTTP event loops; `nil` shares SwiftNIO's group of one per core.
     public var eventLoopThreads: Int?
+    /// Whether `POST`ed postbacks are answered on the event loop that read them (``PostbackFastPath``) rather than
+    /// by Hummingbird's router. Both give the same replies and store the same rows; the event loop saves the
+    /// router's per-request machinery, which costs about as much as verifying the postback.
+    public var answersPostbacksOnEventLoop: Bool
+    /// The least time between the starts of back-to-back commits (see ``GroupCommitWriter``): under load, more
+    /// postbacks share each transaction and its fsync; an idle collector still commits at once.
+    public var commitInterval: Duration
 
     /// Makes a configuration; the defaults serve both paths on loopback port 8080.
     public init(host: String = "127.0.0.1", port: Int = 8080,
                 postbackPaths: [String] = [Self.developerCopyPath, Self.networkPath],
-                bodyLimit: Int = 64 * 1024, logsBodies: Bool = false, eventLoopThreads: Int? = nil) {
+                bodyLimit: Int = 64 * 1024, logsBodies: Bool = false, eventLoopThreads: Int? = nil,
+                answersPostbacksOnEventLoop: Bool = true, commitInterval: Duration = .milliseconds(2)) {
         self.host = host
         self.port = port
         self.postbackPaths = postbackPaths
         self.bodyLimit = bodyLimit
         self.logsBodies = logsBodies
         self.eventLoopThreads = eventLoopThreads
+        self.answersPostbacksOnEventLoop = answersPostbacksOnEventLoop
+        self.commitInterval = commitInterval
     }
 
     func validate() throws(CollectorError) {
@@ -37,6 +46,9 @@ public struct CollectorConfiguration: Sendable {
         }
         if let eventLoopThreads, eventLoopThreads < 1 {
             throw CollectorError(.invalidConfiguration, "event loop threads must be at least 1, got \(eventLoopThreads)")
+        }
+        if commitInterval < .zero || commitInterval > .seconds(1) {
+            throw CollectorError(.invalidConfiguration, "the commit interval must be 0 to 1 s, got \(commitInterval)")
         }
         if bodyLimit < 1 {
             throw CollectorError(.invalidConfiguration, "the body limit must be at least 1 byte, got \(bodyLimit)")

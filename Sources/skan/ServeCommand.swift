@@ -40,15 +40,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Log the bodies of refused postbacks (they carry signatures; off by default).")
     var logBodies = false
 
-    @Option(help: "HTTP event loop threads (default: one per core). Verification runs beside them on Swift's thread pool.")
+    @Option(help: "HTTP event loop threads (default: one per core).")
     var eventLoops: Int?
+
+    @Flag(help: "Answer postbacks through Hummingbird's router instead of on the event loop that read them (same replies and rows; slower; for comparison).")
+    var postbacksViaRouter = false
+
+    @Option(help: "Least milliseconds between the starts of back-to-back commits: under load more postbacks share each fsync (0: commit as soon as one ends).")
+    var commitIntervalMs: Double = 2
 
     func run() async throws {
         let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
         let verifier = PostbackVerifier(keyRing: try keys.keyRing())
         let store = try storage.open(db)
         var configuration = CollectorConfiguration(host: host, port: port, logsBodies: logBodies,
-                                                   eventLoopThreads: eventLoops)
+                                                   eventLoopThreads: eventLoops,
+                                                   answersPostbacksOnEventLoop: !postbacksViaRouter,
+                                                   commitInterval: .microseconds(Int64(commitIntervalMs * 1000)))
         if !paths.isEmpty { configuration.postbackPaths = paths }
         let collector: Collector
         do {

@@ -6,12 +6,32 @@ import SKANCore
 import SKANTestSupport
 import SKANCollector
 import SKANStore
+import Testing
 
-/// A collector over an in-memory store, with its writer running, for router-level tests.
+/// How a test's requests reach the collector.
+enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// Straight into Hummingbird's router, no sockets: the router's postback route.
+    case router
+    /// Over loopback HTTP to the running server, where ``PostbackFastPath`` answers postbacks on the event loop
+    /// (AsyncHTTPClient, which opens a new connection when the server closes one).
+    case eventLoop = "event loop"
+
+    var setup: TestingSetup {
+        switch self {
+        case .router: .router
+        case .eventLoop: .ahc(.http)
+        }
+    }
+
+    var testDescription: String { rawValue }
+}
+
+/// A collector over an in-memory store, with its writer running, for route tests.
 enum CollectorHarness {
     static let receivedAt = Date(timeIntervalSince1970: 1_780_000_000)
 
     static func withCollector<T: Sendable>(
+        _ transport: Transport = .router,
         configuration: CollectorConfiguration = CollectorConfiguration(port: 0),
         verifier: PostbackVerifier = TestPostbacks.verifier,
         _ test: @escaping @Sendable (Collector, any TestClientProtocol) async throws -> T
@@ -23,7 +43,7 @@ enum CollectorHarness {
                                       logger: logger, now: { receivedAt })
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { await collector.writer.run(); return nil }
-            let result = try await collector.application().test(.router) { client in try await test(collector, client) }
+            let result = try await collector.application().test(transport.setup) { client in try await test(collector, client) }
             collector.writer.finish()
             try await group.waitForAll()
             return result

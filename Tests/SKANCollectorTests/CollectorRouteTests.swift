@@ -11,9 +11,9 @@ struct CollectorRouteTests {
 
     @Test("answers 200 accepted, then 200 duplicate for the same postback", arguments: [
         CollectorConfiguration.networkPath, CollectorConfiguration.developerCopyPath,
-    ])
-    func acceptedThenDuplicate(path: String) async throws {
-        try await H.withCollector { _, client in
+    ], Transport.allCases)
+    func acceptedThenDuplicate(path: String, transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
             let body = Array(TestPostbacks.postback().json.utf8)
             let first = try await H.post(client, body, path: path)
             #expect(first.status == 200)
@@ -24,9 +24,9 @@ struct CollectorRouteTests {
         }
     }
 
-    @Test("answers 400 naming attribution-signature for a signature no trusted key made")
-    func invalidSignature() async throws {
-        try await H.withCollector { _, client in
+    @Test("answers 400 naming attribution-signature for a signature no trusted key made", arguments: Transport.allCases)
+    func invalidSignature(transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
             var postback = TestPostbacks.postback()
             postback.appID += 1
             let reply = try await H.post(client, Array(postback.json.utf8))
@@ -37,9 +37,9 @@ struct CollectorRouteTests {
         }
     }
 
-    @Test("answers 400 naming the field for a malformed postback")
-    func malformedField() async throws {
-        try await H.withCollector { _, client in
+    @Test("answers 400 naming the field for a malformed postback", arguments: Transport.allCases)
+    func malformedField(transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
             let body = TestPostbacks.postback().json.replacingOccurrences(of: #""app-id":525463029"#,
                                                                           with: #""app-id":"525463029""#)
             let reply = try await H.post(client, Array(body.utf8))
@@ -50,9 +50,9 @@ struct CollectorRouteTests {
         }
     }
 
-    @Test("answers 400 naming version for an unknown version")
-    func unsupportedVersion() async throws {
-        try await H.withCollector { _, client in
+    @Test("answers 400 naming version for an unknown version", arguments: Transport.allCases)
+    func unsupportedVersion(transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
             let body = TestPostbacks.postback().json.replacingOccurrences(of: #""version":"4.0""#,
                                                                           with: #""version":"9.9""#)
             let reply = try await H.post(client, Array(body.utf8))
@@ -62,9 +62,9 @@ struct CollectorRouteTests {
         }
     }
 
-    @Test("answers 413 for a body over the limit")
-    func tooLarge() async throws {
-        try await H.withCollector { _, client in
+    @Test("answers 413 for a body over the limit", arguments: Transport.allCases)
+    func tooLarge(transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
             let reply = try await H.post(client, [UInt8](repeating: 0x20, count: 64 * 1024 + 1))
             #expect(reply.status == 413)
             #expect(H.json(reply.body)["status"] as? String == "too-large")
@@ -74,17 +74,18 @@ struct CollectorRouteTests {
     @Test("answers 415 for a declared non-JSON content type, and takes JSON with parameters or none", arguments: [
         ("text/plain", 415), ("application/x-www-form-urlencoded", 415), ("application/json; charset=utf-8", 200),
         ("application/JSON", 200),
-    ])
-    func contentType(type: String, status: Int) async throws {
-        try await H.withCollector { _, client in
+    ], Transport.allCases)
+    func contentType(expected: (type: String, status: Int), transport: Transport) async throws {
+        let (type, status) = expected
+        try await H.withCollector(transport) { _, client in
             let reply = try await H.post(client, Array(TestPostbacks.postback().json.utf8), contentType: type)
             #expect(reply.status == status)
         }
     }
 
-    @Test("takes a postback sent without a content type")
-    func noContentType() async throws {
-        try await H.withCollector { _, client in
+    @Test("takes a postback sent without a content type", arguments: Transport.allCases)
+    func noContentType(transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
             let reply = try await H.post(client, Array(TestPostbacks.postback().json.utf8), contentType: nil)
             #expect(reply.status == 200)
         }
@@ -100,9 +101,10 @@ struct CollectorRouteTests {
         }
     }
 
-    @Test("serves healthz, stats, a stored postback by transaction id, and 404 for an unknown one")
-    func getRoutes() async throws {
-        try await H.withCollector { _, client in
+    @Test("serves healthz, stats, a stored postback by transaction id, and 404 for an unknown one",
+          arguments: Transport.allCases)
+    func getRoutes(transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
             let postback = TestPostbacks.postback()
             _ = try await H.post(client, Array(postback.json.utf8))
             _ = try await H.post(client, Array("{".utf8))
@@ -122,9 +124,9 @@ struct CollectorRouteTests {
         }
     }
 
-    @Test("counts received, accepted, duplicate and rejected postbacks in /metrics")
-    func metrics() async throws {
-        try await H.withCollector { _, client in
+    @Test("counts received, accepted, duplicate and rejected postbacks in /metrics", arguments: Transport.allCases)
+    func metrics(transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
             let body = Array(TestPostbacks.postback().json.utf8)
             _ = try await H.post(client, body)
             _ = try await H.post(client, body)
@@ -138,9 +140,10 @@ struct CollectorRouteTests {
         }
     }
 
-    @Test("stores 200 concurrent copies of one postback once and answers 199 duplicates")
-    func concurrentCopies() async throws {
-        let stats = try await H.withCollector { collector, client in
+    @Test("stores 200 concurrent copies of one postback once and answers 199 duplicates",
+          arguments: Transport.allCases)
+    func concurrentCopies(transport: Transport) async throws {
+        let stats = try await H.withCollector(transport) { collector, client in
             let body = Array(TestPostbacks.postback().json.utf8)
             let replies = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<200 { group.addTask { try await H.post(client, body).body } }

@@ -29,10 +29,10 @@ struct MalformedBodyTests {
         ("a body over 64 KiB", Array(("{\"pad\":\"" + String(repeating: "x", count: 70_000) + "\"}").utf8), 413),
     ]
 
-    @Test("refuses the body with the right 4xx and keeps serving", arguments: cases.map(\.name))
-    func refuses(name: String) async throws {
+    @Test("refuses the body with the right 4xx and keeps serving", arguments: cases.map(\.name), Transport.allCases)
+    func refuses(name: String, transport: Transport) async throws {
         let broken = try #require(Self.cases.first { $0.name == name })
-        try await H.withCollector { _, client in
+        try await H.withCollector(transport) { _, client in
             let reply = try await H.post(client, broken.body)
             #expect(reply.status == broken.status, "\(name): \(reply.body)")
             #expect(H.json(reply.body)["status"] as? String != nil, "the reply is a JSON object with a status")
@@ -42,9 +42,9 @@ struct MalformedBodyTests {
         }
     }
 
-    @Test("records refused bodies in rejected_postbacks, and the 413 only in metrics")
-    func recorded() async throws {
-        let stats = try await H.withCollector { collector, client in
+    @Test("records refused bodies in rejected_postbacks, and the 413 only in metrics", arguments: Transport.allCases)
+    func recorded(transport: Transport) async throws {
+        let stats = try await H.withCollector(transport) { collector, client in
             for broken in Self.cases { _ = try await H.post(client, broken.body) }
             return try await collector.store.stats()
         }

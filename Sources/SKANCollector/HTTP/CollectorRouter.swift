@@ -52,26 +52,10 @@ enum CollectorRouter {
     /// Reads the body within the limit and sends it down the pipeline. Every client mistake ends here as a 4xx.
     private static func receive(_ request: Request, path: String, pipeline: PostbackPipeline, limit: Int) async
         -> PostbackPipeline.Result {
-        // One pass over the few headers: the subscript joins repeated values through generic code, on every
-        // request, for each of the two names (a per cent of the server's CPU under load).
-        var contentType: String?
-        var contentLength: String?
-        for field in request.headers {
-            if field.name == .contentType {
-                contentType = contentType.map { $0 + ", " + field.value } ?? field.value
-            } else if field.name == .contentLength {
-                contentLength = contentLength.map { $0 + ", " + field.value } ?? field.value
-            }
+        if let refusal = PostbackRequestRules.refusal(for: request.headers, limit: limit) {
+            return PostbackPipeline.Result(reply: refusal, version: nil)
         }
-        if let type = contentType, !isJSON(type) {
-            return PostbackPipeline.Result(
-                reply: PostbackReply(.unsupportedMediaType, reason: "content-type \(type) is not JSON; send application/json"),
-                version: nil)
-        }
-        let tooLarge = PostbackPipeline.Result(
-            reply: PostbackReply(.tooLarge, reason: "the body is over the limit of \(limit) bytes"), version: nil)
-        // A declared length over the limit is refused before reading a byte of it.
-        if let declared = contentLength.flatMap(Int.init), declared > limit { return tooLarge }
+        let tooLarge = PostbackPipeline.Result(reply: PostbackRequestRules.tooLarge(limit: limit), version: nil)
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limit)
@@ -82,14 +66,5 @@ enum CollectorRouter {
                 reply: PostbackReply(.malformed, reason: "the body could not be read: \(error)"), version: nil)
         }
         return await pipeline.receive(Array(buffer.readableBytesView), endpoint: path)
-    }
-
-    /// `application/json`, any `+json` type, with or without parameters such as `charset`.
-    static func isJSON(_ contentType: String) -> Bool {
-        // Nearly every client sends exactly this; the general check below is slow enough to show in profiles.
-        if contentType == "application/json" { return true }
-        let media = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
-        let type = media.trimmingCharacters(in: .whitespaces).lowercased()
-        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
     }
 }

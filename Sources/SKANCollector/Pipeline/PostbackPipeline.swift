@@ -37,9 +37,24 @@ public struct PostbackPipeline: Sendable {
 
     /// Verifies and stores one body, returning once it is durable (or refused and recorded).
     public func receive(_ body: [UInt8], endpoint: String) async -> Result {
-        let entry = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint)
-        let outcomes = await store([entry.entry])
-        return result(entry, outcomes?[0])
+        await withCheckedContinuation { continuation in
+            receive(body, endpoint: endpoint) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Verifies one body on the caller's thread, then queues it for the writer; `completion` receives the result
+    /// on the writer's thread once the entry is durable (or refused and recorded).
+    public func receive(_ body: [UInt8], endpoint: String, completion: @escaping @Sendable (Result) -> Void) {
+        let judged = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint)
+        writer.submit([judged.entry]) { [self] outcome in
+            switch outcome {
+            case .success(let outcomes):
+                completion(result(judged, outcomes[0]))
+            case .failure(let error):
+                logger.error("cannot store postbacks", metadata: ["count": "1", "error": "\(error)"])
+                completion(result(judged, nil))
+            }
+        }
     }
 
     /// Where a loaded record's received time comes from.

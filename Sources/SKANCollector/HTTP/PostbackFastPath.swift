@@ -1,0 +1,265 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers `POST`ed postbacks on the connection's event loop, ahead of Hummingbird's router; every other request
+/// passes through to the router untouched.
+///
+/// Why: a postback costs one ECDSA verification and one row, and Hummingbird's per-request machinery (a request
+/// stream, a response writer, the hops between the event loop and Swift's task pool, then to the writer and back)
+/// cost about as much again on a two-core machine. Here a postback is read and verified on the event loop that
+/// read it, queued for the ``GroupCommitWriter``, and answered from the same loop when its transaction commits:
+/// two thread hops instead of six. Replies, metrics and what is stored are the router's own
+/// (``PostbackRequestRules``, ``PostbackPipeline``, ``HTTPReplies``), and the router still serves postbacks when
+/// this handler is off (``CollectorConfiguration/answersPostbacksOnEventLoop``) or steps aside (below).
+///
+/// HTTP/1.1 ordering is kept: while a postback waits for its commit, later requests pipelined on the connection
+/// wait unread (reads are held, and parts already read are queued and replayed after the reply); a postback that
+/// arrives while the router still owes this connection a response goes to the router, behind it.
+final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private enum State {
+        /// Between requests.
+        case idle
+        /// A request that the router answers: its parts pass through until its end.
+        case passing
+        /// Reading a postback's body.
+        case reading(Reading)
+        /// Answered before the body was read whole; the rest is read and dropped up to its end (closing then, if
+        /// asked: a connection closed with bytes unread is reset, and the reset can destroy the reply in flight).
+        case discarding(closesAtEnd: Bool)
+        /// The postback is verified and queued; the reply comes when it commits. Inbound parts queue meanwhile.
+        case waiting
+        /// Answered, and the connection closes: nothing more is read.
+        case closing
+    }
+
+    private struct Reading {
+        let endpoint: String
+        let start: ContinuousClock.Instant
+        let closesAfter: Bool
+        var body: ByteBuffer
+    }
+
+    private let pipeline: PostbackPipeline
+    private let metrics: CollectorMetrics
+    private let paths: [String: String]
+    private let limit: Int
+    private let date: HTTPDate
+    private var state = State.idle
+    /// Responses the router still owes for requests passed to it.
+    private var routerResponsesOwed = 0
+    /// Parts read while a postback waited for its commit, replayed in order after its reply.
+    private var queued = CircularBuffer<HTTPRequestPart>()
+    /// A `read` held back while a postback waits, so a pipelining client cannot pile up requests.
+    private var readHeld = false
+    /// A graceful-shutdown request held until the postback in hand is answered.
+    private var quiesceHeld: Any?
+    /// The last reply's write, which a close waits for.
+    private var replyWritten: EventLoopFuture<Void>?
+
+    init(pipeline: PostbackPipeline, metrics: CollectorMetrics, paths: [String], limit: Int, date: HTTPDate) {
+        self.pipeline = pipeline
+        self.metrics = metrics
+        self.paths = Dictionary(paths.map { (Self.normalized($0), $0) }, uniquingKeysWith: { first, _ in first })
+        self.limit = limit
+        self.date = date
+    }
+
+    /// A path without its query and trailing slashes, as the router matches it.
+    static func normalized(_ path: some StringProtocol) -> String {
+        var path = path.prefix { $0 != "?" && $0 != "#" }
+        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
+        return String(path)
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        handle(unwrapInboundIn(data), context: context)
+    }
+
+    private func handle(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+        switch state {
+        case .idle:
+            guard case .head(let head) = part else { return context.fireChannelRead(wrapInboundOut(part)) }
+            if let endpoint = fastEndpoint(for: head) {
+                begin(head, endpoint: endpoint, context: context)
+            } else {
+                routerResponsesOwed += 1
+                state = .passing
+                context.fireChannelRead(wrapInboundOut(part))
+            }
+        case .passing:
+            if case .end = part { state = .idle }
+            context.fireChannelRead(wrapInboundOut(part))
+        case .reading(var reading):
+            switch part {
+            case .head:
+                // HTTP's decoder never starts a request inside another; were it to, the request in hand is void.
+                state = .idle
+                handle(part, context: context)
+            case .body(var chunk):
+                if reading.body.readableBytes + chunk.readableBytes > limit {
+                    // Answered at once; the rest of the body is dropped unread into memory, then the connection
+                    // closes.
+                    state = .discarding(closesAtEnd: true)
+                    let result = PostbackPipeline.Result(reply: PostbackRequestRules.tooLarge(limit: limit), version: nil)
+                    return reply(result, start: reading.start, closes: true, context: context)
+                }
+                state = .idle  // the buffer's only reference, so that appending does not copy it
+                reading.body.writeBuffer(&chunk)
+                state = .reading(reading)
+            case .end:
+                verifyAndStore(reading, context: context)
+            }
+        case .discarding(let closesAtEnd):
+            guard case .end = part else { return }
+            if closesAtEnd {
+                close(context: context)
+            } else {
+                state = .idle
+                resume(context: context)
+            }
+        case .waiting:
+            queued.append(part)
+        case .closing:
+            break
+        }
+    }
+
+    /// The configured endpoint when the router would send `head` to a postback route and nothing stands in the way.
+    private func fastEndpoint(for head: HTTPRequest) -> String? {
+        guard head.method == .post, routerResponsesOwed == 0, let path = head.path,
+              let endpoint = paths[Self.normalized(path)] else { return nil }
+        // `Expect: 100-continue` asks for an interim response, which is the router's server's business.
+        if head.headerFields[.expect] != nil { return nil }
+        return endpoint
+    }
+
+    private func begin(_ head: HTTPRequest, endpoint: String, context: ChannelHandlerContext) {
+        let start = ContinuousClock.now
+        let closesAfter = head.headerFields[.connection]?.lowercased() == "close"
+        if let refusal = PostbackRequestRules.refusal(for: head.headerFields, limit: limit) {
+            // A declared length over the limit closes the connection after the body; a wrong type keeps it.
+            let closes = closesAfter || refusal.outcome == .tooLarge
+            state = .discarding(closesAtEnd: closes)
+            return reply(.init(reply: refusal, version: nil), start: start, closes: closes, context: context)
+        }
+        state = .reading(Reading(endpoint: endpoint, start: start, closesAfter: closesAfter,
+                                 body: context.channel.allocator.buffer(capacity: 1024)))
+    }
+
+    private func verifyAndStore(_ reading: Reading, context: ChannelHandlerContext) {
+        state = .waiting
+        let body = Array(reading.body.readableBytesView)
+        let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let start = reading.start, closes = reading.closesAfter
+        pipeline.receive(body, endpoint: reading.endpoint) { result in
+            loop.eventLoop.execute {
+                let (handler, context) = loop.value
+                handler.state = .idle
+                handler.reply(result, start: start, closes: closes, context: context)
+            }
+        }
+    }
+
+    /// Counts and writes the reply, then goes on with whatever queued behind it. The state is already the one
+    /// that follows the reply: `idle`, or `discarding` when the body still has to be read past.
+    private func reply(_ result: PostbackPipeline.Result, start: ContinuousClock.Instant, closes: Bool,
+                       context: ChannelHandlerContext) {
+        let elapsed = (ContinuousClock.now - start).components
+        metrics.record(result.reply, version: result.version,
+                       nanoseconds: elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+        guard context.channel.isActive else { return }
+        let (status, body) = HTTPReplies.parts(result.reply)
+        var headers = HTTPFields()
+        headers.reserveCapacity(4)
+        headers[.contentType] = "application/json"
+        headers[.contentLength] = String(body.readableBytes)
+        headers[.date] = date.current
+        if closes { headers[.connection] = "close" }
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if case .discarding = state {
+            replyWritten = written
+        } else if closes {
+            replyWritten = written
+            close(context: context)
+        } else {
+            resume(context: context)
+        }
+    }
+
+    /// Closes once the last reply is out (NIO's close drops writes still pending); nothing more is read.
+    private func close(context: ChannelHandlerContext) {
+        state = .closing
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let written = replyWritten ?? context.eventLoop.makeSucceededVoidFuture()
+        written.whenComplete { _ in bound.value.close(promise: nil) }
+    }
+
+    /// Replays queued parts until one of them starts another wait, then lets a held read or shutdown through.
+    private func resume(context: ChannelHandlerContext) {
+        let replaying = !queued.isEmpty
+        while !isWaiting, let part = queued.popFirst() {
+            handle(part, context: context)
+        }
+        // Parts passed on outside a read cycle stay buffered in NIOAsyncChannel's handler (it hands reads to the
+        // router on read-complete), so a replay ends with one.
+        if replaying { context.fireChannelReadComplete() }
+        if isWaiting { return }
+        if let event = quiesceHeld, case .idle = state {
+            quiesceHeld = nil
+            context.fireUserInboundEventTriggered(event)
+        }
+        if readHeld {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    private var isWaiting: Bool {
+        switch state {
+        case .waiting, .closing: true
+        case .idle, .passing, .reading, .discarding: false
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Hummingbird closes a connection it believes idle at once on graceful shutdown; it cannot see a postback
+        // that this handler holds, so the event waits until that postback is answered.
+        if event is ChannelShouldQuiesceEvent {
+            switch state {
+            case .reading, .discarding, .waiting:
+                quiesceHeld = event
+                return
+            case .idle, .passing, .closing:
+                break
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    // MARK: Outbound
+
+    func read(context: ChannelHandlerContext) {
+        if isWaiting {
+            readHeld = true
+        } else {
+            context.read()
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), routerResponsesOwed > 0 {
+            routerResponsesOwed -= 1
+        }
+        context.write(data, promise: promise)
+    }
+}
