@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Core throughput beside OpenSSL's own figures from the same run (issue 2's "done when").
 # The machine is shared and noisy, so each figure is the median of ROUNDS interleaved runs:
-# openssl, then skan, then openssl again ... so that both see the same background load.
+# openssl, then skan, then openssl again ... so that both see the same background load. Each reference is the mean
+# of openssl's medians just before and just after skan's figures.
 #
 #   Benchmarks/core.sh            # 3 rounds
 #   ROUNDS=5 SECONDS_EACH=3 Benchmarks/core.sh
@@ -36,6 +37,12 @@ for round in $(seq "$ROUNDS"); do
     measure=$(echo "$line" | sed -E 's/.*"measure":"([^"]+)".*"threads":([0-9]+).*"per_second":([0-9]+).*/\1-\2 \3/')
     series[skan-${measure% *}]+="${measure#* } "
   done < <("$skan" bench core --seconds "$SECONDS_EACH")
+  # The one-thread references again, right after skan's one-thread figures: on this shared machine the speed
+  # drifts within a round, and a reference taken only before would favour whichever side runs first.
+  single=$(openssl speed -seconds "$SECONDS_EACH" ecdsap256 ecdsap192 2>/dev/null)
+  series[ossl1-verify-nistp256-after]+="$(column "$single" nistp256 verify) "
+  series[ossl1-verify-nistp192-after]+="$(column "$single" nistp192 verify) "
+  series[ossl1-sign-nistp256-after]+="$(column "$single" nistp256 sign) "
   # The whole command: JSON lines in, JSON lines out, every core, 200,000 postbacks.
   /usr/bin/time -f "%e %M" -o "$out/time.txt" "$skan" verify --format json \
       --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem "$file" > "$out/verify.jsonl"
@@ -49,7 +56,10 @@ done
 
 m() { echo "${series[$1]}" | tr ' ' '\n' | grep -v '^$' | median; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
-o256=$(m ossl1-verify-nistp256); o192=$(m ossl1-verify-nistp192); osign=$(m ossl1-sign-nistp256)
+mean() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", (a+b)/2}'; }
+o256=$(mean "$(m ossl1-verify-nistp256)" "$(m ossl1-verify-nistp256-after)")
+o192=$(mean "$(m ossl1-verify-nistp192)" "$(m ossl1-verify-nistp192-after)")
+osign=$(mean "$(m ossl1-sign-nistp256)" "$(m ossl1-sign-nistp256-after)")
 o2=$(m ossl2-verify-nistp256); o2b=$(m ossl2-verify-nistp256-after)
 s256=$(m skan-verify-p256-1); s192=$(m skan-verify-p192-1); s256all=$(m skan-verify-p256-2); s192all=$(m skan-verify-p192-2)
 ssign=$(m skan-sign-impression-p256-1); cli=$(m cli-rate); rss=$(m cli-rss-kb)
