@@ -12,9 +12,7 @@ enum CollectorRouter {
             router.post(RouterPath(path)) { request, _ in
                 let start = ContinuousClock.now
                 let result = await receive(request, path: path, pipeline: pipeline, limit: configuration.bodyLimit)
-                let elapsed = (ContinuousClock.now - start).components
-                metrics.record(result.reply, version: result.version,
-                               nanoseconds: elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+                metrics.record(result.reply, version: result.version, since: start)
                 return HTTPReplies.reply(result.reply)
             }
         }

@@ -42,7 +42,9 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let endpoint: String
         let start: ContinuousClock.Instant
         let closesAfter: Bool
-        var body: ByteBuffer
+        /// The body so far: the first part as the decoder gave it (a postback nearly always comes in one), later
+        /// parts appended to it.
+        var body: ByteBuffer?
     }
 
     private let pipeline: PostbackPipeline
@@ -104,15 +106,19 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 state = .idle
                 handle(part, context: context)
             case .body(var chunk):
-                if reading.body.readableBytes + chunk.readableBytes > limit {
+                if (reading.body?.readableBytes ?? 0) + chunk.readableBytes > limit {
                     // Answered at once; the rest of the body is dropped unread into memory, then the connection
                     // closes.
                     state = .discarding(closesAtEnd: true)
                     let result = PostbackPipeline.Result(reply: PostbackRequestRules.tooLarge(limit: limit), version: nil)
                     return reply(result, start: reading.start, closes: true, context: context)
                 }
-                state = .idle  // the buffer's only reference, so that appending does not copy it
-                reading.body.writeBuffer(&chunk)
+                if reading.body == nil {
+                    reading.body = chunk
+                } else {
+                    state = .idle  // the buffer's only reference, so that appending does not copy it
+                    reading.body!.writeBuffer(&chunk)
+                }
                 state = .reading(reading)
             case .end:
                 verifyAndStore(reading, context: context)
@@ -150,13 +156,12 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             state = .discarding(closesAtEnd: closes)
             return reply(.init(reply: refusal, version: nil), start: start, closes: closes, context: context)
         }
-        state = .reading(Reading(endpoint: endpoint, start: start, closesAfter: closesAfter,
-                                 body: context.channel.allocator.buffer(capacity: 1024)))
+        state = .reading(Reading(endpoint: endpoint, start: start, closesAfter: closesAfter, body: nil))
     }
 
     private func verifyAndStore(_ reading: Reading, context: ChannelHandlerContext) {
         state = .waiting
-        let body = Array(reading.body.readableBytesView)
+        let body = reading.body.map { Array($0.readableBytesView) } ?? []
         let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let start = reading.start, closes = reading.closesAfter
         pipeline.receive(body, endpoint: reading.endpoint) { result in
@@ -172,9 +177,7 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// that follows the reply: `idle`, or `discarding` when the body still has to be read past.
     private func reply(_ result: PostbackPipeline.Result, start: ContinuousClock.Instant, closes: Bool,
                        context: ChannelHandlerContext) {
-        let elapsed = (ContinuousClock.now - start).components
-        metrics.record(result.reply, version: result.version,
-                       nanoseconds: elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+        metrics.record(result.reply, version: result.version, since: start)
         guard context.channel.isActive else { return }
         let (status, body) = HTTPReplies.parts(result.reply)
         var headers = HTTPFields()

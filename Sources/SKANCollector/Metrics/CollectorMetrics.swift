@@ -49,8 +49,9 @@ public struct CollectorMetrics: Sendable {
         latency = CoreMetrics.Timer(label: "skan_postback_request_duration_seconds", factory: factory)
     }
 
-    /// Counts one postback request and its outcome, and records how long it took.
-    func record(_ reply: PostbackReply, version: String?, nanoseconds: Int64) {
+    /// Counts one postback request and its outcome, and records how long it took since `start`.
+    func record(_ reply: PostbackReply, version: String?, since start: ContinuousClock.Instant) {
+        let elapsed = (ContinuousClock.now - start).components
         received.increment()
         switch reply.outcome {
         case .accepted: accepted.increment()
@@ -60,7 +61,7 @@ public struct CollectorMetrics: Sendable {
             let label = version.flatMap { PostbackVersion(rawValue: $0)?.rawValue } ?? "unknown"
             rejected[reply.outcome.rawValue + "|" + label]?.increment()
         }
-        latency.recordNanoseconds(nanoseconds)
+        latency.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
     }
 
     /// The registry in Prometheus text format.

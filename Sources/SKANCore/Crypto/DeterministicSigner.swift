@@ -1,7 +1,6 @@
 import COpenSSL
 import Crypto
 import Foundation
-import Synchronization
 
 /// Signs with ECDSA-SHA256 using a nonce derived from the private key and the message, in the manner of
 /// RFC 6979, so that one key and one message always give the same signature.
@@ -28,7 +27,7 @@ public final class DeterministicSigner: @unchecked Sendable {
     private let keyedNonceMAC: HMAC<SHA256>
     private let digestBytes: Int
     /// Scratch contexts reused across calls: a fresh `BN_CTX` per signature costs a dozen allocations.
-    private let workspaces = Mutex<[Workspace]>([])
+    private let workspaces = ReusePool<Workspace>()
 
     /// Prepares to sign with `key` (P-256 or P-192).
     public init(key: ECPrivateKey) throws(SKANError) {
@@ -75,8 +74,15 @@ public final class DeterministicSigner: @unchecked Sendable {
     /// Signs `message` with ECDSA-SHA256, returning the DER signature.
     public func signature(for message: some DataProtocol) throws(SKANError) -> [UInt8] {
         let digest = SHA256.hash(data: message)
-        let workspace = try checkOutWorkspace()
-        defer { workspaces.withLock { $0.append(workspace) } }
+        let group = group
+        let signature = try workspaces.withObject(orMake: { Workspace(group: group) }) { workspace throws(SKANError) in
+            try sign(digest, in: workspace)
+        }
+        guard let signature else { throw SKANError(.cryptoFailure, "OpenSSL is out of memory") }
+        return signature
+    }
+
+    private func sign(_ digest: SHA256.Digest, in workspace: Workspace) throws(SKANError) -> [UInt8] {
         let context = workspace.context
         BN_CTX_start(context)
         defer { BN_CTX_end(context) }
@@ -117,31 +123,30 @@ public final class DeterministicSigner: @unchecked Sendable {
         throw SKANError(.cryptoFailure, "no usable nonce in 256 tries, which cannot happen with a sound hash")
     }
 
-    /// `SEQUENCE { INTEGER r, INTEGER s }`, written directly: `i2d_ECDSA_SIG` would copy both numbers into a
-    /// fresh `ECDSA_SIG` and allocate its output, three allocations for some seventy bytes.
+    /// `SEQUENCE { INTEGER r, INTEGER s }`, written directly into one buffer: `i2d_ECDSA_SIG` would copy both
+    /// numbers into a fresh `ECDSA_SIG` and allocate its output, three allocations for some seventy bytes.
     static func derSignature(r: OpaquePointer, s: OpaquePointer) -> [UInt8] {
-        var body: [UInt8] = []
-        body.reserveCapacity(72)
-        for number in [r, s] {
-            let length = Int((BN_num_bits(number) + 7) / 8)
-            var magnitude = [UInt8](repeating: 0, count: length)
-            _ = BN_bn2bin(number, &magnitude)
-            // DER integers are signed and minimal: a set high bit needs a zero byte in front.
-            let padded = (magnitude.first ?? 0) & 0x80 != 0 ? [0] + magnitude : magnitude
-            body.append(0x02)
-            body.append(UInt8(padded.count))
-            body.append(contentsOf: padded)
-        }
         // Curves up to P-384 keep the body under 128 bytes, so the short length form always applies.
-        return [0x30, UInt8(body.count)] + body
-    }
-
-    private func checkOutWorkspace() throws(SKANError) -> Workspace {
-        if let reused = workspaces.withLock({ $0.popLast() }) { return reused }
-        guard let workspace = Workspace(group: group) else {
-            throw SKANError(.cryptoFailure, "OpenSSL is out of memory")
+        var der: [UInt8] = [0x30, 0]
+        der.reserveCapacity(2 + 2 * (2 + 1 + 48))
+        func appendInteger(_ number: OpaquePointer) {
+            let length = Int((BN_num_bits(number) + 7) / 8)
+            der.append(0x02)
+            let lengthIndex = der.count
+            der.append(UInt8(length))
+            let start = der.count
+            der.append(contentsOf: repeatElement(0, count: length))
+            der.withUnsafeMutableBufferPointer { _ = BN_bn2bin(number, $0.baseAddress! + start) }
+            // DER integers are signed and minimal: a set high bit needs a zero byte in front.
+            if length > 0 && der[start] & 0x80 != 0 {
+                der.insert(0, at: start)
+                der[lengthIndex] += 1
+            }
         }
-        return workspace
+        appendInteger(r)
+        appendInteger(s)
+        der[1] = UInt8(der.count - 2)
+        return der
     }
 }
 

@@ -1,6 +1,5 @@
 import COpenSSL
 import Foundation
-import Synchronization
 
 /// An OpenSSL `EVP_PKEY`, owned and freed here.
 ///
@@ -9,7 +8,7 @@ import Synchronization
 /// creates one per call, ``verify(digest:signatureDER:)`` takes one from a pool that lends each to one caller.
 final class OpenSSLKey: @unchecked Sendable {
     let pointer: OpaquePointer
-    private let verifyContexts = Mutex<[VerifyContext]>([])
+    private let verifyContexts = ReusePool<VerifyContext>()
 
     private init(_ pointer: OpaquePointer) { self.pointer = pointer }
 
@@ -103,23 +102,22 @@ final class OpenSSLKey: @unchecked Sendable {
     /// ECDSA-verifies a DER signature over a SHA-256 digest. The curve truncates the digest as it needs
     /// (P-192 keeps the leftmost 192 bits), which is how Apple signs 1.0 and 2.0 postbacks.
     func verify(digest: UnsafeRawBufferPointer, signatureDER: UnsafeRawBufferPointer) -> Bool {
-        guard let context = checkOutVerifyContext() else { return false }
-        defer { verifyContexts.withLock { $0.append(context) } }
-        let result = EVP_PKEY_verify(
-            context.pointer,
-            signatureDER.bindMemory(to: UInt8.self).baseAddress, signatureDER.count,
-            digest.bindMemory(to: UInt8.self).baseAddress, digest.count)
+        let result = verifyContexts.withObject(orMake: makeVerifyContext) { context in
+            EVP_PKEY_verify(
+                context.pointer,
+                signatureDER.bindMemory(to: UInt8.self).baseAddress, signatureDER.count,
+                digest.bindMemory(to: UInt8.self).baseAddress, digest.count)
+        }
         // OpenSSL leaves an error on its thread queue for a malformed signature; clear it so that it
-        // cannot be mistaken for the cause of a later failure on this thread.
-        if result != 1 { ERR_clear_error() }
+        // cannot surface later as the cause of an unrelated failure.
+        ERR_clear_error()
         return result == 1
     }
 
-    /// A context already initialised for verifying with this key. Creating one per call fetched the provider's
-    /// algorithm and set the key up each time, a tenth of a P-192 verify; an initialised context verifies any
-    /// number of signatures, one caller at a time.
-    private func checkOutVerifyContext() -> VerifyContext? {
-        if let reused = verifyContexts.withLock({ $0.popLast() }) { return reused }
+    /// A context initialised for verifying with this key. Creating one per call fetched the provider's algorithm
+    /// and set the key up each time, a tenth of a P-192 verify; an initialised context verifies any number of
+    /// signatures, one caller at a time, so the pool keeps them.
+    private func makeVerifyContext() -> VerifyContext? {
         guard let context = EVP_PKEY_CTX_new(pointer, nil) else { return nil }
         guard EVP_PKEY_verify_init(context) == 1 else {
             EVP_PKEY_CTX_free(context)

@@ -56,7 +56,7 @@ public struct JSONWriter: Sendable {
     public mutating func bool(_ key: String, _ value: Bool) { raw(key, value ? "true" : "false") }
 
     /// Adds an array of strings.
-    public mutating func strings(_ key: String, _ values: [String]) {
+    public mutating func strings(_ key: String, _ values: some Sequence<String>) {
         member(key)
         bytes.append(UInt8(ascii: "["))
         var isFirstValue = true

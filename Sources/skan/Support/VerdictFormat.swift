@@ -14,7 +14,7 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
     static func appendLine(_ verdict: PostbackVerdict, source: String, line: Int, as format: VerdictFormat,
                            to out: inout [UInt8]) {
         switch format {
-        case .text, .csv:
+        case .text, .csv:  // CSV rows are built by `row`, never here; `.csv` only keeps the switch whole
             var parts = ["\(source):\(line)", verdict.status.rawValue]
             if let version = verdict.version { parts.append("version=\(version)") }
             if let transactionID = verdict.transactionID { parts.append("transaction-id=\(transactionID)") }
@@ -44,8 +44,8 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
                 if case .valid(let verified) = verdict {
                     writer.string("layout", verified.layout.rawValue)
                     writer.string("key", verified.keyName)
-                    writer.value("signed-fields") { appendFieldNames(verified.signedFields, to: &$0) }
-                    writer.value("claimed-fields") { appendFieldNames(verified.claimedFields, to: &$0) }
+                    writer.strings("signed-fields", verified.signedFields.lazy.map(\.key))
+                    writer.strings("claimed-fields", verified.claimedFields.lazy.map(\.key))
                 } else {
                     writer.raw("layout", "null")
                     writer.raw("key", "null")
@@ -53,15 +53,6 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
             }
         }
         out.append(UInt8(ascii: "\n"))
-    }
-
-    private static func appendFieldNames(_ fields: [PostbackField], to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "["))
-        for (index, field) in fields.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONWriter.appendQuoted(field.key, to: &out)
-        }
-        out.append(UInt8(ascii: "]"))
     }
 
     /// The CSV row for one verdict, in the order of ``csvHeader``.
