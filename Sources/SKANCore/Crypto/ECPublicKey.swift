@@ -85,8 +85,11 @@ public struct ECPublicKey: Sendable {
     public func isValidSignature(_ signatureDER: some ContiguousBytes, digest: SHA256.Digest) -> Bool {
         switch backend {
         case .p256(let key):
-            guard let signature = signatureDER.withUnsafeBytes({ try? P256.Signing.ECDSASignature(derRepresentation: $0) })
-            else { return false }
+            var raw = Data(count: 64)
+            let isDER = signatureDER.withUnsafeBytes { der in
+                raw.withUnsafeMutableBytes { DERSignature.read(der, width: 32, into: $0) }
+            }
+            guard isDER, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw) else { return false }
             return key.isValidSignature(signature, for: digest)
         case .openSSL(let key):
             return digest.withUnsafeBytes { digestBytes in
