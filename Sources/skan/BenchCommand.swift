@@ -21,23 +21,34 @@ struct CoreBench: ParsableCommand {
     @Option(help: "Seconds per measurement.")
     var seconds: Double = 3
 
-    @Flag(help: "Measure only parsing (for profiling the non-crypto share).")
-    var parseOnly = false
+    @Option(help: ArgumentHelp("Run only this measure (repeatable): \(measures.joined(separator: ", ")).",
+                               valueName: "measure"))
+    var only: [String] = []
+
+    @Option(help: "Thread counts for the verify measures (repeatable; default 1 and every core).")
+    var threads: [Int] = []
+
+    static let measures = ["verify-p256", "verify-p192", "parse-only", "sign-impression-p256", "sign-p192",
+                           "sign-deterministic-p256", "sign-deterministic-p192"]
+
+    func validate() throws {
+        if let unknown = only.first(where: { !Self.measures.contains($0) }) {
+            throw ValidationError("--only: unknown measure '\(unknown)'; expected one of \(Self.measures.joined(separator: ", "))")
+        }
+        if let bad = threads.first(where: { $0 < 1 }) {
+            throw ValidationError("--threads: \(bad) is not a thread count; expected 1 or more")
+        }
+    }
+
+    private func wants(_ measure: String) -> Bool { only.isEmpty || only.contains(measure) }
 
     func run() throws {
         let p256 = try Self.signedPostbacks(version: .v4_0, count: 256)
-        if parseOnly {
-            let rate = Self.measure(seconds: seconds, threads: 1) { index in
-                if case .failure = Postback.parse(p256[index % p256.count]) { fatalError("benchmark postback did not parse") }
-            }
-            print(#"{"measure":"parse-only","threads":1,"per_second":\#(Int(rate))}"#)
-            return
-        }
         let p192 = try Self.signedPostbacks(version: .v2_0, count: 256)
         let verifier = PostbackVerifier(keyRing: try Self.simulatedAppleRing())
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        for (name, bodies) in [("p256", p256), ("p192", p192)] {
-            for threads in [1, cores] {
+        for (name, bodies) in [("p256", p256), ("p192", p192)] where wants("verify-\(name)") {
+            for threads in self.threads.isEmpty ? [1, cores] : self.threads {
                 let rate = Self.measure(seconds: seconds, threads: threads) { index in
                     if !verifier.verify(bodies[index % bodies.count]).isValid { fatalError("benchmark postback did not verify") }
                 }
@@ -45,21 +56,27 @@ struct CoreBench: ParsableCommand {
             }
         }
         // The share of the work that is not the curve arithmetic: JSON parsing and the signed string.
-        let parseRate = Self.measure(seconds: seconds / 2, threads: 1) { index in
-            if case .failure = Postback.parse(p256[index % p256.count]) { fatalError("benchmark postback did not parse") }
+        if wants("parse-only") {
+            let parseRate = Self.measure(seconds: seconds, threads: 1) { index in
+                if case .failure = Postback.parse(p256[index % p256.count]) { fatalError("benchmark postback did not parse") }
+            }
+            print(#"{"measure":"parse-only","threads":1,"per_second":\#(Int(parseRate))}"#)
         }
-        print(#"{"measure":"parse-only","threads":1,"per_second":\#(Int(parseRate))}"#)
-        let networkKey = try ECPrivateKey.generate(curve: .p256)
-        let signer = try ImpressionSigner(key: networkKey)
-        let impression = Impression(version: .v4_0, adNetworkID: "example.skadnetwork", sourceIdentifier: 5239,
-                                    itunesItemID: 525463029, sourceAppID: 0, timestamp: 1_700_000_000_000)
-        let signRate = Self.measure(seconds: seconds, threads: 1) { _ in _ = try? signer.sign(impression) }
-        print(#"{"measure":"sign-impression-p256","threads":1,"per_second":\#(Int(signRate))}"#)
-        let legacy = try ECPrivateKey.generate(curve: .p192)
-        let legacyRate = Self.measure(seconds: seconds, threads: 1) { _ in _ = try? legacy.signature(for: p192[0]) }
-        print(#"{"measure":"sign-p192","threads":1,"per_second":\#(Int(legacyRate))}"#)
+        if wants("sign-impression-p256") {
+            let networkKey = try ECPrivateKey.generate(curve: .p256)
+            let signer = try ImpressionSigner(key: networkKey)
+            let impression = Impression(version: .v4_0, adNetworkID: "example.skadnetwork", sourceIdentifier: 5239,
+                                        itunesItemID: 525463029, sourceAppID: 0, timestamp: 1_700_000_000_000)
+            let signRate = Self.measure(seconds: seconds, threads: 1) { _ in _ = try? signer.sign(impression) }
+            print(#"{"measure":"sign-impression-p256","threads":1,"per_second":\#(Int(signRate))}"#)
+        }
+        if wants("sign-p192") {
+            let legacy = try ECPrivateKey.generate(curve: .p192)
+            let legacyRate = Self.measure(seconds: seconds, threads: 1) { _ in _ = try? legacy.signature(for: p192[0]) }
+            print(#"{"measure":"sign-p192","threads":1,"per_second":\#(Int(legacyRate))}"#)
+        }
         // The simulator's signer: the same curve arithmetic as openssl's sign, with an RFC 6979-style nonce.
-        for (name, curve) in [("p256", ECCurve.p256), ("p192", ECCurve.p192)] {
+        for (name, curve) in [("p256", ECCurve.p256), ("p192", ECCurve.p192)] where wants("sign-deterministic-\(name)") {
             let deterministic = try DeterministicSigner(key: try ECPrivateKey.generate(curve: curve))
             let rate = Self.measure(seconds: seconds, threads: 1) { index in
                 _ = try? deterministic.signature(for: p256[index % p256.count])
