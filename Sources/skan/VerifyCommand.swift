@@ -23,6 +23,13 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var keys: KeyOptions
 
+    /// What one chunk of records gives: whether all were valid, and their output as bytes or CSV rows.
+    struct ChunkResult: Sendable {
+        var valid: Bool
+        var bytes: [UInt8]
+        var rows: [[String]]
+    }
+
     /// Records per unit of parallel work: enough that per-chunk costs vanish, few enough to keep both cores busy.
     static let chunkSize = 32
 
@@ -43,26 +50,8 @@ struct VerifyCommand: ParsableCommand {
         var isFirstBatch = true
         let format = format
         let maximum = JSONRecordSplitter.defaultMaximumRecordLength
-        while let batch = try batches.next() {
-            // Chunks of records, not single records, go to the cores: each chunk's output is one buffer.
-            let chunks = stride(from: 0, to: batch.count, by: Self.chunkSize).map { $0..<min($0 + Self.chunkSize, batch.count) }
-            let results = Parallel.map(chunks) { range -> (valid: Bool, bytes: [UInt8], rows: [[String]]) in
-                var allValid = true
-                var bytes: [UInt8] = []
-                var rows: [[String]] = []
-                for sourced in batch[range] {
-                    let verdict: PostbackVerdict = sourced.record.isTooLong
-                        ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
-                        : verifier.verify(record: sourced.record.bytes)
-                    allValid = allValid && verdict.isValid
-                    if format == .csv {
-                        rows.append(VerdictFormat.row(verdict, at: sourced.location))
-                    } else {
-                        VerdictFormat.appendLine(verdict, source: sourced.source, line: sourced.record.line, as: format, to: &bytes)
-                    }
-                }
-                return (allValid, bytes, rows)
-            }
+        // Hands a finished batch's output to the writer, in input order.
+        func emit(_ results: [ChunkResult]) {
             allValid = allValid && results.allSatisfy(\.valid)
             if format == .csv {
                 output.submit(Array(VerdictFormat.csv((isFirstBatch ? [VerdictFormat.csvHeader] : []) + results.flatMap(\.rows))))
@@ -72,6 +61,32 @@ struct VerifyCommand: ParsableCommand {
             }
             isFirstBatch = false
         }
+        // One batch is collected only after the next has started, so the cores go on from one batch into the
+        // next instead of meeting at a barrier at the end of each (two batches in memory at most).
+        var running: ParallelMap<ChunkResult>?
+        while let batch = try batches.next() {
+            // Chunks of records, not single records, go to the cores: each chunk's output is one buffer.
+            let chunks = stride(from: 0, to: batch.count, by: Self.chunkSize).map { $0..<min($0 + Self.chunkSize, batch.count) }
+            let started = Parallel.start(chunks) { range -> ChunkResult in
+                var result = ChunkResult(valid: true, bytes: [], rows: [])
+                for sourced in batch[range] {
+                    let verdict: PostbackVerdict = sourced.record.isTooLong
+                        ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
+                        : verifier.verify(record: sourced.record.bytes)
+                    result.valid = result.valid && verdict.isValid
+                    if format == .csv {
+                        result.rows.append(VerdictFormat.row(verdict, at: sourced.location))
+                    } else {
+                        VerdictFormat.appendLine(verdict, source: sourced.source, line: sourced.record.line, as: format,
+                                                 to: &result.bytes)
+                    }
+                }
+                return result
+            }
+            if let running { emit(running.wait()) }
+            running = started
+        }
+        if let running { emit(running.wait()) }
         if isFirstBatch && format == .csv { output.submit(Array(VerdictFormat.csv([VerdictFormat.csvHeader]))) }
         output.drain()
         if !allValid { throw ExitCode.failure }

@@ -2,7 +2,8 @@ import SKANCore
 import Synchronization
 import Testing
 
-@Suite("Parallel map")
+// Serialized: the tests count live `Tracked` instances in one shared counter.
+@Suite("Parallel map", .serialized)
 struct ParallelTests {
     /// Counts live instances, so a test can see whether results were released.
     final class Tracked: Sendable {
@@ -23,6 +24,25 @@ struct ParallelTests {
             #expect(results.map(\.value) == (0..<5_000).map { $0 * 2 })
         }
         // Before the fix the buffer was deallocated without being deinitialized: 5,000 instances leaked.
+        #expect(Tracked.alive.load(ordering: .relaxed) == before)
+    }
+
+    @Test("maps started one after another each give their own results in input order")
+    func overlapping() {
+        let first = Parallel.start(Array(0..<2_000)) { $0 * 3 }
+        let second = Parallel.start(Array(0..<2_000)) { -$0 }
+        #expect(second.wait() == (0..<2_000).map { -$0 })
+        #expect(first.wait() == (0..<2_000).map { $0 * 3 })
+    }
+
+    @Test("results are released with the map, including a map never waited for")
+    func release() {
+        let before = Tracked.alive.load(ordering: .relaxed)
+        do {
+            let waited = Parallel.start(Array(0..<1_000)) { Tracked($0) }
+            #expect(waited.wait().map(\.value) == Array(0..<1_000))
+            _ = Parallel.start(Array(0..<1_000)) { Tracked($0) }
+        }
         #expect(Tracked.alive.load(ordering: .relaxed) == before)
     }
 }

@@ -31,3 +31,50 @@ public enum Parallel {
     /// The input is only read while `concurrentPerform` runs, inside `withUnsafeBufferPointer`.
     private struct SendableInput<T>: @unchecked Sendable { let buffer: UnsafeBufferPointer<T> }
 }
+
+extension Parallel {
+    /// Starts `work` over every element on the cores and returns at once; ``ParallelMap/wait()`` collects the
+    /// results in input order.
+    ///
+    /// A caller that starts the next map before waiting for this one keeps the cores busy across the boundary:
+    /// with ``map(_:_:)`` every batch ends at a barrier where one core idles until the other's last element is
+    /// done, and on a shared machine whose virtual cores stall, that wait is long.
+    public static func start<Element: Sendable, Result: Sendable>(
+        _ elements: [Element], _ work: @escaping @Sendable (Element) -> Result
+    ) -> ParallelMap<Result> {
+        ParallelMap(elements, work)
+    }
+}
+
+/// A map running on Dispatch's global queue (one thread per core); see ``Parallel/start(_:_:)``.
+///
+/// `@unchecked Sendable`: each work item writes only its own slot, and the slots are read only after the group
+/// has finished (in ``wait()`` and `deinit`).
+public final class ParallelMap<Result: Sendable>: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<Result?>
+    private let group = DispatchGroup()
+
+    fileprivate init<Element: Sendable>(_ elements: [Element], _ work: @escaping @Sendable (Element) -> Result) {
+        slots = .allocate(capacity: elements.count)
+        slots.initialize(repeating: nil)
+        let output = Slots(buffer: slots)
+        for (index, element) in elements.enumerated() {
+            DispatchQueue.global().async(group: group) { output.buffer[index] = work(element) }
+        }
+    }
+
+    /// Blocks until every element is done and returns the results in input order.
+    public func wait() -> [Result] {
+        group.wait()
+        return slots.map { $0! }
+    }
+
+    deinit {
+        // Work items still running write into the slots: they must finish before the memory goes.
+        group.wait()
+        slots.deinitialize()
+        slots.deallocate()
+    }
+
+    private struct Slots: @unchecked Sendable { let buffer: UnsafeMutableBufferPointer<Result?> }
+}
