@@ -1,77 +1,93 @@
 #!/usr/bin/env bash
 # Core throughput beside OpenSSL's own figures from the same run (issue 2's "done when").
-# The machine is shared and noisy, so each figure is the median of ROUNDS interleaved runs:
-# openssl, then skan, then openssl again ... so that both see the same background load. Each reference is the mean
-# of openssl's medians just before and just after skan's figures.
 #
-#   Benchmarks/core.sh            # 3 rounds
-#   ROUNDS=5 SECONDS_EACH=3 Benchmarks/core.sh
+# The machine is shared and its speed swings by a third within a minute, so every figure is a ratio taken in
+# pairs: openssl, skan, openssl, skan, openssl ... each skan sample is divided by the mean of the openssl samples
+# just before and just after it, and the report gives the median of those ratios with their range. Medians of the
+# two sides taken separately (what this script did before) compared samples minutes apart.
+#
+#   Benchmarks/core.sh                      # 9 one-second pairs per measure, 5 runs of the 200,000-line command
+#   PAIRS=15 CLI_ROUNDS=7 Benchmarks/core.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${ROUNDS:-3}
-SECONDS_EACH=${SECONDS_EACH:-3}
+PAIRS=${PAIRS:-9}
+CLI_ROUNDS=${CLI_ROUNDS:-5}
+SECONDS_EACH=${SECONDS_EACH:-1}
 LINES=${LINES:-200000}
 out=${OUT:-.build/bench}
 mkdir -p "$out"
 
 swift build -c release --product skan >/dev/null
-skan=.build/release/skan
+skan=${SKAN_BIN:-.build/release/skan}
 file="$out/postbacks-$LINES.jsonl"
 [ -f "$file" ] || "$skan" bench postbacks --count "$LINES" --version 4.0 --out "$file"
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 # openssl speed's last lines: "256 bits ecdsa (nistp256)  0.0000s 0.0001s  29506.0  9428.3" (sign/s, verify/s).
-column() { # $1 = speed output, $2 = curve word (nistp256|nistp192), $3 = sign|verify
-  echo "$1" | awk -v c="$2" -v col="$3" '$0 ~ c && $0 ~ /ecdsa/ { n=split($0,f," "); last=(col=="sign")?f[n-1]:f[n] } END { print last }'
+ossl() { # $1 = extra flags ("" or "-multi 2"), $2 = curve (256|192); prints "sign verify"
+  # shellcheck disable=SC2086
+  openssl speed $1 -seconds "$SECONDS_EACH" "ecdsap$2" 2>/dev/null |
+    awk -v c="nistp$2" '$0 ~ c && $0 ~ /ecdsa/ { n = split($0, f, " "); s = f[n-1]; v = f[n] } END { print s, v }'
+}
+skan_rate() { # $1 = measure, $2 = threads; prints the rate
+  "$skan" bench core --seconds "$SECONDS_EACH" --only "$1" --threads "$2" |
+    sed -E 's/.*"per_second":([0-9]+).*/\1/'
+}
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+summary() { # ratios on stdin -> "median (min-max)"
+  sort -g | awk '{a[NR]=$1} END {m = (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2; printf "%.2f  (%.2f-%.2f)", m, a[1], a[NR]}'
+}
+ratio() { awk -v s="$1" -v a="$2" -v b="$3" 'BEGIN {printf "%.4f\n", s / ((a + b) / 2)}'; }
+
+declare -A ratios rates
+# One measure in PAIRS pairs. $1 = name, $2 = openssl flags, $3 = curve, $4 = skan measure, $5 = threads,
+# $6 = openssl column (1 sign, 2 verify)
+paired() {
+  local before after sample
+  before=$(ossl "$2" "$3" | cut -d' ' -f"$6")
+  for _ in $(seq "$PAIRS"); do
+    sample=$(skan_rate "$4" "$5")
+    after=$(ossl "$2" "$3" | cut -d' ' -f"$6")
+    ratios[$1]+="$(ratio "$sample" "$before" "$after") "
+    rates[$1-skan]+="$sample "
+    rates[$1-openssl]+="$after "
+    before=$after
+  done
 }
 
-declare -A series
-for round in $(seq "$ROUNDS"); do
-  echo "round $round/$ROUNDS" >&2
-  single=$(openssl speed -seconds "$SECONDS_EACH" ecdsap256 ecdsap192 2>/dev/null)
-  series[ossl1-verify-nistp256]+="$(column "$single" nistp256 verify) "
-  series[ossl1-verify-nistp192]+="$(column "$single" nistp192 verify) "
-  series[ossl1-sign-nistp256]+="$(column "$single" nistp256 sign) "
-  series[ossl2-verify-nistp256]+="$(column "$(openssl speed -multi 2 -seconds "$SECONDS_EACH" ecdsap256 2>/dev/null)" nistp256 verify) "
-  while read -r line; do
-    measure=$(echo "$line" | sed -E 's/.*"measure":"([^"]+)".*"threads":([0-9]+).*"per_second":([0-9]+).*/\1-\2 \3/')
-    series[skan-${measure% *}]+="${measure#* } "
-  done < <("$skan" bench core --seconds "$SECONDS_EACH")
-  # The one-thread references again, right after skan's one-thread figures: on this shared machine the speed
-  # drifts within a round, and a reference taken only before would favour whichever side runs first.
-  single=$(openssl speed -seconds "$SECONDS_EACH" ecdsap256 ecdsap192 2>/dev/null)
-  series[ossl1-verify-nistp256-after]+="$(column "$single" nistp256 verify) "
-  series[ossl1-verify-nistp192-after]+="$(column "$single" nistp192 verify) "
-  series[ossl1-sign-nistp256-after]+="$(column "$single" nistp256 sign) "
-  # The whole command: JSON lines in, JSON lines out, every core, 200,000 postbacks.
-  /usr/bin/time -f "%e %M" -o "$out/time.txt" "$skan" verify --format json \
+echo "one thread, P-256 verify" >&2; paired p256 "" 256 verify-p256 1 2
+echo "one thread, P-192 verify" >&2; paired p192 "" 192 verify-p192 1 2
+echo "one thread, P-256 sign" >&2;   paired sign "" 256 sign-impression-p256 1 1
+echo "two threads, P-256 verify" >&2; paired p256all "-multi 2" 256 verify-p256 "$(nproc)" 2
+
+# The whole command: JSON lines in, JSON lines out, every core, 200,000 postbacks; -multi 2 before and after.
+echo "skan verify --format json, $LINES lines" >&2
+before=$(SECONDS_EACH=3 ossl "-multi 2" 256 | cut -d' ' -f2)
+for _ in $(seq "$CLI_ROUNDS"); do
+  /usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$skan" verify --format json \
       --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem "$file" > "$out/verify.jsonl"
-  read -r elapsed rss < "$out/time.txt"
-  series[cli-rate]+="$(awk -v n="$LINES" -v s="$elapsed" 'BEGIN {printf "%d", n/s}') "
-  series[cli-rss-kb]+="$rss "
-  series[ossl2-verify-nistp256-after]+="$(column "$(openssl speed -multi 2 -seconds "$SECONDS_EACH" ecdsap256 2>/dev/null)" nistp256 verify) "
+  read -r elapsed user sys rss < "$out/time.txt"
   valid=$(grep -c '"status":"valid"' "$out/verify.jsonl")
   [ "$valid" = "$LINES" ] || { echo "only $valid of $LINES verified" >&2; exit 1; }
+  after=$(SECONDS_EACH=3 ossl "-multi 2" 256 | cut -d' ' -f2)
+  sample=$(awk -v n="$LINES" -v s="$elapsed" 'BEGIN {printf "%d", n / s}')
+  ratios[cli]+="$(ratio "$sample" "$before" "$after") "
+  rates[cli-skan]+="$sample "
+  rates[cli-openssl]+="$after "
+  rates[cli-cpu-us]+="$(awk -v n="$LINES" -v u="$user" -v s="$sys" 'BEGIN {printf "%.0f", (u + s) * 1e6 / n}') "
+  rates[cli-rss-kb]+="$rss "
+  before=$after
 done
 
-m() { echo "${series[$1]}" | tr ' ' '\n' | grep -v '^$' | median; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
-mean() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", (a+b)/2}'; }
-o256=$(mean "$(m ossl1-verify-nistp256)" "$(m ossl1-verify-nistp256-after)")
-o192=$(mean "$(m ossl1-verify-nistp192)" "$(m ossl1-verify-nistp192-after)")
-osign=$(mean "$(m ossl1-sign-nistp256)" "$(m ossl1-sign-nistp256-after)")
-o2=$(m ossl2-verify-nistp256); o2b=$(m ossl2-verify-nistp256-after)
-s256=$(m skan-verify-p256-1); s192=$(m skan-verify-p192-1); s256all=$(m skan-verify-p256-2); s192all=$(m skan-verify-p192-2)
-ssign=$(m skan-sign-impression-p256-1); cli=$(m cli-rate); rss=$(m cli-rss-kb)
-o2mid=$(awk -v a="$o2" -v b="$o2b" 'BEGIN {print (a+b)/2}')
-cat <<REPORT
-medians of $ROUNDS rounds, $(nproc) cores, $(date -u +%FT%TZ)
-                                         skan/s    openssl/s  ratio
-verify P-256, 1 thread, JSON -> result  $s256    $o256    $(ratio "$s256" "$o256")
-verify P-192, 1 thread, JSON -> result  $s192    $o192    $(ratio "$s192" "$o192")
-verify P-256, all cores (in-process)    $s256all    $o2mid    $(ratio "$s256all" "$o2mid")
-verify P-192, all cores (in-process)    $s192all
-sign impression P-256, 1 thread         $ssign    $osign    $(ratio "$ssign" "$osign")
-skan verify --format json, $LINES lines  $cli    $o2mid    $(ratio "$cli" "$o2mid")   (openssl -multi 2, mean of before/after)
-skan verify peak RSS: $((rss / 1024)) MB
-REPORT
+line() { # $1 = label, $2 = key
+  printf '%-44s %9s %10s   %s\n' "$1" "$(echo "${rates[$2-skan]}" | tr ' ' '\n' | grep -v '^$' | median)" \
+    "$(echo "${rates[$2-openssl]}" | tr ' ' '\n' | grep -v '^$' | median)" \
+    "$(echo "${ratios[$2]}" | tr ' ' '\n' | grep -v '^$' | summary)"
+}
+echo "$(nproc) cores, $(date -u +%FT%TZ); $PAIRS pairs of ${SECONDS_EACH}s samples, $CLI_ROUNDS runs of the command"
+printf '%-44s %9s %10s   %s\n' "" "skan/s" "openssl/s" "ratio: median of pairs (range)"
+line "verify P-256, 1 thread, JSON -> result" p256
+line "verify P-192, 1 thread, JSON -> result" p192
+line "sign impression P-256, 1 thread" sign
+line "verify P-256, all cores (in-process)" p256all
+line "skan verify --format json, $LINES lines" cli
+echo "skan verify: CPU per postback $(echo "${rates[cli-cpu-us]}" | tr ' ' '\n' | grep -v '^$' | median) us (user+sys), peak RSS $(( $(echo "${rates[cli-rss-kb]}" | tr ' ' '\n' | grep -v '^$' | median | cut -d. -f1) / 1024 )) MB"
