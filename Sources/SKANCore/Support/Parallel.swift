@@ -37,8 +37,8 @@ extension Parallel {
     /// results in input order.
     ///
     /// A caller that starts the next map before waiting for this one keeps the cores busy across the boundary:
-    /// with ``map(_:_:)`` every batch ends at a barrier where one core idles until the other's last element is
-    /// done, and on a shared machine whose virtual cores stall, that wait is long.
+    /// with ``map(_:_:)`` every batch ends at a barrier where one core can idle until the other's last element is
+    /// done.
     public static func start<Element: Sendable, Result: Sendable>(
         _ elements: [Element], _ work: @escaping @Sendable (Element) -> Result
     ) -> ParallelMap<Result> {
