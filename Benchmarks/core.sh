@@ -78,10 +78,10 @@ for _ in $(seq "$CLI_ROUNDS"); do
   before=$after
 done
 
+values() { tr ' ' '\n' <<< "$1" | grep -v '^$'; }  # a space-separated series, one value a line
 line() { # $1 = label, $2 = key
-  printf '%-44s %9s %10s   %s\n' "$1" "$(echo "${rates[$2-skan]}" | tr ' ' '\n' | grep -v '^$' | median)" \
-    "$(echo "${rates[$2-openssl]}" | tr ' ' '\n' | grep -v '^$' | median)" \
-    "$(echo "${ratios[$2]}" | tr ' ' '\n' | grep -v '^$' | summary)"
+  printf '%-44s %9s %10s   %s\n' "$1" "$(values "${rates[$2-skan]}" | median)" \
+    "$(values "${rates[$2-openssl]}" | median)" "$(values "${ratios[$2]}" | summary)"
 }
 echo "$(nproc) cores, $(date -u +%FT%TZ); $PAIRS pairs of ${SECONDS_EACH}s samples, $CLI_ROUNDS runs of the command"
 printf '%-44s %9s %10s   %s\n' "" "skan/s" "openssl/s" "ratio: median of pairs (range)"
@@ -90,4 +90,4 @@ line "verify P-192, 1 thread, JSON -> result" p192
 line "sign impression P-256, 1 thread" sign
 line "verify P-256, all cores (in-process)" p256all
 line "skan verify --format json, $LINES lines" cli
-echo "skan verify: CPU per postback $(echo "${rates[cli-cpu-us]}" | tr ' ' '\n' | grep -v '^$' | median) us (user+sys), peak RSS $(( $(echo "${rates[cli-rss-kb]}" | tr ' ' '\n' | grep -v '^$' | median | cut -d. -f1) / 1024 )) MB"
+echo "skan verify: CPU per postback $(values "${rates[cli-cpu-us]}" | median) us (user+sys), peak RSS $(( $(values "${rates[cli-rss-kb]}" | median | cut -d. -f1) / 1024 )) MB"

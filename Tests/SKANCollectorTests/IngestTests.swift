@@ -83,3 +83,22 @@ struct IngestTests {
         }
     }
 }
+
+@Suite("Store failures")
+struct StoreFailureTests {
+    @Test("a postback the store cannot keep is answered 503, one at a time and in an ingest batch; a refusal stays 400")
+    func unavailable() async throws {
+        let writer = GroupCommitWriter(store: try SQLitePostbackStore(inMemoryWith: RejectionCap()))
+        writer.finish()  // every submission now fails with the writer's closed error
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let pipeline = PostbackPipeline(verifier: TestPostbacks.verifier, writer: writer, logger: logger)
+        let valid = Array(TestPostbacks.postback().json.utf8)
+        let one = await pipeline.receive(valid, endpoint: "/postbacks")
+        #expect(one.reply.outcome == .unavailable)
+        #expect(one.reply.statusCode == 503)
+        let batch = await pipeline.ingest([Array(TestPostbacks.postback().json.utf8), Array(#"{"version":"4.0"}"#.utf8)],
+                                          endpoint: "/postbacks")
+        #expect(batch.map(\.reply.statusCode) == [503, 400])
+    }
+}

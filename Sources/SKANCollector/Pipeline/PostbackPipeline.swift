@@ -46,14 +46,8 @@ public struct PostbackPipeline: Sendable {
     /// on the writer's thread once the entry is durable (or refused and recorded).
     public func receive(_ body: [UInt8], endpoint: String, completion: @escaping @Sendable (Result) -> Void) {
         let judged = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint)
-        writer.submit([judged.entry]) { [self] outcome in
-            switch outcome {
-            case .success(let outcomes):
-                completion(result(judged, outcomes[0]))
-            case .failure(let error):
-                logger.error("cannot store postbacks", metadata: ["count": "1", "error": "\(error)"])
-                completion(result(judged, nil))
-            }
+        writer.submit([judged.entry]) { [self] stored in
+            completion(result(judged, outcomes(stored, count: 1)?[0]))
         }
     }
 
@@ -110,7 +104,17 @@ public struct PostbackPipeline: Sendable {
         do {
             return try await writer.submit(entries)
         } catch {
-            logger.error("cannot store postbacks", metadata: ["count": "\(entries.count)", "error": "\(error)"])
+            return outcomes(.failure(error), count: entries.count)
+        }
+    }
+
+    /// The outcomes of a submission of `count` entries, or `nil` (logged) when the store failed.
+    private func outcomes(_ stored: Swift.Result<[StoreOutcome], StoreError>, count: Int) -> [StoreOutcome]? {
+        switch stored {
+        case .success(let outcomes):
+            return outcomes
+        case .failure(let error):
+            logger.error("cannot store postbacks", metadata: ["count": "\(count)", "error": "\(error)"])
             return nil
         }
     }

@@ -36,11 +36,8 @@ enum DERSignature {
         let first = der[start]
         // X.690 8.3.2: no leading zero unless the next byte's top bit needs it; a top bit set is a negative number.
         if first & 0x80 != 0 { return nil }
-        if first == 0 {
-            if length == 1 { return start + 1..<start + 1 }  // the value zero: no magnitude bytes
-            guard der[start + 1] & 0x80 != 0 else { return nil }
-            return start + 1..<offset
-        }
-        return start..<offset
+        guard first == 0, length > 1 else { return start..<offset }  // the value zero is its one zero byte
+        guard der[start + 1] & 0x80 != 0 else { return nil }
+        return start + 1..<offset
     }
 }

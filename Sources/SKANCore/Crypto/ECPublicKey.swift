@@ -85,11 +85,12 @@ public struct ECPublicKey: Sendable {
     public func isValidSignature(_ signatureDER: some ContiguousBytes, digest: SHA256.Digest) -> Bool {
         switch backend {
         case .p256(let key):
-            var raw = Data(count: 64)
-            let isDER = signatureDER.withUnsafeBytes { der in
-                raw.withUnsafeMutableBytes { DERSignature.read(der, width: 32, into: $0) }
+            // r ‖ s on the stack: the signature's init copies it into its own `Data`, the one allocation left.
+            let signature = withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { raw in
+                signatureDER.withUnsafeBytes { DERSignature.read($0, width: 32, into: raw) }
+                    ? try? P256.Signing.ECDSASignature(rawRepresentation: UnsafeRawBufferPointer(raw)) : nil
             }
-            guard isDER, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw) else { return false }
+            guard let signature else { return false }
             return key.isValidSignature(signature, for: digest)
         case .openSSL(let key):
             return digest.withUnsafeBytes { digestBytes in
