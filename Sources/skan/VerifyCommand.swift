@@ -64,29 +64,41 @@ struct VerifyCommand: ParsableCommand {
         // One batch is collected only after the next has started, so the cores go on from one batch into the
         // next instead of meeting at a barrier at the end of each (two batches in memory at most).
         var running: ParallelMap<ChunkResult>?
-        while let batch = try batches.next() {
-            // Chunks of records, not single records, go to the cores: each chunk's output is one buffer.
-            let chunks = stride(from: 0, to: batch.count, by: Self.chunkSize).map { $0..<min($0 + Self.chunkSize, batch.count) }
-            let started = Parallel.start(chunks) { range -> ChunkResult in
-                var result = ChunkResult(valid: true, bytes: [], rows: [])
-                for sourced in batch[range] {
-                    let verdict: PostbackVerdict = sourced.record.isTooLong
-                        ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
-                        : verifier.verify(record: sourced.record.bytes)
-                    result.valid = result.valid && verdict.isValid
-                    if format == .csv {
-                        result.rows.append(VerdictFormat.row(verdict, at: sourced.location))
-                    } else {
-                        VerdictFormat.appendLine(verdict, source: sourced.source, line: sourced.record.line, as: format,
-                                                 to: &result.bytes)
-                    }
-                }
-                return result
-            }
-            if let running { emit(running.wait()) }
-            running = started
+        func collectRunning() {
+            if let batch = running { emit(batch.wait()) }
+            running = nil
         }
-        if let running { emit(running.wait()) }
+        do {
+            while let batch = try batches.next() {
+                // Chunks of records, not single records, go to the cores: each chunk's output is one buffer.
+                let chunks = stride(from: 0, to: batch.count, by: Self.chunkSize).map { $0..<min($0 + Self.chunkSize, batch.count) }
+                let started = Parallel.start(chunks) { range -> ChunkResult in
+                    var result = ChunkResult(valid: true, bytes: [], rows: [])
+                    for sourced in batch[range] {
+                        let verdict: PostbackVerdict = sourced.record.isTooLong
+                            ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
+                            : verifier.verify(record: sourced.record.bytes)
+                        result.valid = result.valid && verdict.isValid
+                        if format == .csv {
+                            result.rows.append(VerdictFormat.row(verdict, at: sourced.location))
+                        } else {
+                            VerdictFormat.appendLine(verdict, source: sourced.source, line: sourced.record.line, as: format,
+                                                     to: &result.bytes)
+                        }
+                    }
+                    return result
+                }
+                collectRunning()
+                running = started
+            }
+        } catch {
+            // A later file that cannot be opened (removed after the up-front check) ends the run, but the
+            // postbacks read before it are still written, in order, before the error.
+            collectRunning()
+            output.drain()
+            throw error
+        }
+        collectRunning()
         if isFirstBatch && format == .csv { output.submit(Array(VerdictFormat.csv([VerdictFormat.csvHeader]))) }
         output.drain()
         if !allValid { throw ExitCode.failure }

@@ -29,6 +29,31 @@ struct SkanCLITests {
         #expect(statuses == ["valid", "invalid-signature", "unsupported-version", "malformed"])
     }
 
+    @Test("a later file that vanishes after the up-front check: the postbacks already read are still written, then the error")
+    func verifyLaterFileVanishes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-vanish-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A FIFO as the first input lets the test decide when skan reaches the second file.
+        let fifo = folder.appendingPathComponent("first.jsonl").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let second = folder.appendingPathComponent("second.jsonl")
+        try Data("{}\n".utf8).write(to: second)
+        // One full batch (4,096 records): skan verifies it while reading on towards the second file.
+        let records = String(repeating: #"{"version":"9.9","transaction-id":"t"}"# + "\n", count: 4096)
+        let result = try SkanProcess.run(["verify", "--format", "json", fifo, second.path]) { _ in
+            // Opening blocks until skan opens the FIFO, which is after it checked that both files are readable.
+            let writer = try #require(FileHandle(forWritingAtPath: fifo))
+            writer.write(Data(records.utf8))
+            try FileManager.default.removeItem(at: second)
+            try writer.close()
+        }
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("cannot read \(second.path)"), "\(result.stderr)")
+        #expect(result.lines.count == 4096)
+        #expect(result.lines.allSatisfy { $0.contains(#""status":"unsupported-version""#) })
+    }
+
     @Test("CSV output has a header and quotes what needs quoting")
     func verifyCSV() throws {
         let result = try SkanProcess.run(["verify", "--format", "csv", "-"], stdin: #"{"version":"3.0","campaign-id":"4,2"}"# + "\n" + #"{"version":"9.9"}"#)

@@ -25,6 +25,14 @@ struct SkanProcess {
     }()
 
     static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+        try run(arguments) { input in
+            if let stdin { input.write(Data(stdin.utf8)) }
+        }
+    }
+
+    /// Runs `skan`, calls `feed` with its standard input while it runs, then closes that input and collects the
+    /// result. A test that needs to act in the middle of a run (write to a FIFO, remove a file) does so in `feed`.
+    static func run(_ arguments: [String], feed: (FileHandle) throws -> Void) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -34,7 +42,7 @@ struct SkanProcess {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try feed(input.fileHandleForWriting)
         try input.fileHandleForWriting.close()
         // Read both pipes to the end before waiting, so a large output cannot block the child.
         let outData = out.fileHandleForReading.readDataToEndOfFile()
