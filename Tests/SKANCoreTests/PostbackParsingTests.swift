@@ -119,4 +119,9 @@ struct PostbackParsingTests {
         #expect(!postback.hasVersionKey)
         #expect(postback.version.curve == .p192)
     }
+
+    @Test("each field's ordinal is its position among all fields, so tables indexed by it line up")
+    func ordinals() {
+        #expect(PostbackField.allCases.map(\.ordinal) == Array(PostbackField.allCases.indices))
+    }
 }

@@ -29,6 +29,46 @@ struct SkanCLITests {
         #expect(statuses == ["valid", "invalid-signature", "unsupported-version", "malformed"])
     }
 
+    @Test("each JSON line has its members in a fixed order and escapes what varies: the file name, reasons, ids")
+    func verifyJSONLines() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-json-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent(#"odd "name"\here.jsonl"#)
+        let good = try String(contentsOf: SkanProcess.packageRoot.appendingPathComponent("Samples/postbacks/skan-4.0-web-coarse-apple-doc.json"), encoding: .utf8)
+        let records = [good.replacingOccurrences(of: "\n", with: ""), #"{"version":"9.9","transaction-id":"t\"x\u0001"}"#]
+        try Data(records.joined(separator: "\n").utf8).write(to: file)
+        let result = try SkanProcess.run(["verify", "--format", "json", file.path])
+        #expect(result.status == 1)
+        let keys = ["input", "status", "version", "transaction-id", "ad-network-id", "reason", "field", "layout", "key"]
+        let lines = result.lines
+        try #require(lines.count == 2)
+        // Key order as written: JSONSerialization forgets it, so read it off the text.
+        func order(_ line: String) -> [String] {
+            let object = try! JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            return object.keys.sorted { line.range(of: "\"\($0)\":")!.lowerBound < line.range(of: "\"\($1)\":")!.lowerBound }
+        }
+        #expect(order(lines[0]) == keys + ["signed-fields", "claimed-fields"])
+        #expect(order(lines[1]) == keys)
+        let valid = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as! [String: Any]
+        #expect(valid["input"] as? String == "\(file.path):1")
+        #expect(valid["status"] as? String == "valid")
+        #expect(valid["version"] as? String == "4.0")
+        #expect(valid["reason"] is NSNull)
+        #expect(valid["layout"] as? String == "4.0")
+        #expect(valid["key"] as? String == "apple-p256")
+        let signed = try #require(valid["signed-fields"] as? [String])
+        #expect(signed.first == "version" && signed.contains("source-domain") && !signed.contains("coarse-conversion-value"))
+        #expect(valid["claimed-fields"] as? [String] == ["coarse-conversion-value"])
+        let unsupported = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as! [String: Any]
+        #expect(unsupported["input"] as? String == "\(file.path):2")
+        #expect(unsupported["status"] as? String == "unsupported-version")
+        #expect(unsupported["transaction-id"] as? String == "t\"x\u{1}")
+        #expect(unsupported["ad-network-id"] is NSNull)
+        #expect(unsupported["field"] as? String == "version")
+        #expect(unsupported["layout"] is NSNull && unsupported["key"] is NSNull)
+    }
+
     @Test("a later file that vanishes after the up-front check: the postbacks already read are still written, then the error")
     func verifyLaterFileVanishes() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-vanish-\(UUID().uuidString)")

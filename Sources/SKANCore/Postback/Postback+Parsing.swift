@@ -27,7 +27,7 @@ extension Postback {
         var reader = FieldReader()
         for member in members {
             if let field = PostbackField(key: member.key) {
-                reader.values[field.index] = member.value
+                reader.values[field.ordinal] = member.value
             } else {
                 reader.extras.append(member)
             }
@@ -40,37 +40,13 @@ extension Postback {
     }
 }
 
-extension PostbackField {
-    /// A dense ordinal for table lookups; a switch compiles to a jump table, where a dictionary would hash.
-    fileprivate var index: Int {
-        switch self {
-        case .version: 0
-        case .adNetworkID: 1
-        case .campaignID: 2
-        case .sourceIdentifier: 3
-        case .appID: 4
-        case .transactionID: 5
-        case .redownload: 6
-        case .sourceAppID: 7
-        case .sourceDomain: 8
-        case .fidelityType: 9
-        case .didWin: 10
-        case .postbackSequenceIndex: 11
-        case .conversionValue: 12
-        case .coarseConversionValue: 13
-        case .countryCode: 14
-        case .attributionSignature: 15
-        }
-    }
-}
-
 private struct FieldReader {
     var values = [JSONValue?](repeating: nil, count: PostbackField.allCases.count)
     var extras: [JSONMember] = []
     var versionText: String?
     var transactionText: String?
 
-    func value(_ field: PostbackField) -> JSONValue? { values[field.index] }
+    func value(_ field: PostbackField) -> JSONValue? { values[field.ordinal] }
 
     func malformed(_ field: PostbackField?, _ reason: String) -> PostbackRejection {
         .malformed(MalformedPostback(field: field?.key, reason: reason, version: versionText, transactionID: transactionText))

@@ -48,6 +48,29 @@ public enum PostbackField: String, Sendable, Hashable, CaseIterable, CustomStrin
         self = field
     }
 
+    /// The field's position in ``allCases`` (declaration order), for tables indexed by field: a switch
+    /// compiles to a jump table where a dictionary would hash.
+    public var ordinal: Int {
+        switch self {
+        case .version: 0
+        case .adNetworkID: 1
+        case .campaignID: 2
+        case .sourceIdentifier: 3
+        case .appID: 4
+        case .transactionID: 5
+        case .redownload: 6
+        case .sourceAppID: 7
+        case .sourceDomain: 8
+        case .fidelityType: 9
+        case .didWin: 10
+        case .postbackSequenceIndex: 11
+        case .conversionValue: 12
+        case .coarseConversionValue: 13
+        case .countryCode: 14
+        case .attributionSignature: 15
+        }
+    }
+
     /// The JSON key.
     public var key: String { rawValue }
     public var description: String { rawValue }

@@ -27,32 +27,71 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
             if let reason = verdict.reason { parts.append("— \(reason)") }
             out += parts.joined(separator: " ").utf8
         case .json:
-            JSONWriter.appendObject(to: &out) { writer in
-                writer.value("input") { bytes in
-                    bytes.append(UInt8(ascii: "\""))
-                    JSONWriter.appendEscaped(source, to: &bytes)
-                    bytes.append(UInt8(ascii: ":"))
-                    JSONWriter.appendInteger(Int64(line), to: &bytes)
-                    bytes.append(UInt8(ascii: "\""))
-                }
-                writer.string("status", verdict.status.rawValue)
-                writer.string("version", verdict.version)
-                writer.string("transaction-id", verdict.transactionID)
-                writer.string("ad-network-id", verdict.postback?.adNetworkID)
-                writer.string("reason", verdict.reason)
-                writer.string("field", verdict.field)
-                if case .valid(let verified) = verdict {
-                    writer.string("layout", verified.layout.rawValue)
-                    writer.string("key", verified.keyName)
-                    writer.strings("signed-fields", verified.signedFields.lazy.map(\.key))
-                    writer.strings("claimed-fields", verified.claimedFields.lazy.map(\.key))
-                } else {
-                    writer.raw("layout", "null")
-                    writer.raw("key", "null")
-                }
-            }
+            appendJSON(verdict, source: source, line: line, to: &out)
         }
         out.append(UInt8(ascii: "\n"))
+    }
+
+    /// One verdict as a JSON object with the members in a fixed order. Written from literal fragments, because
+    /// every key and most values are the same for every postback: only the values that vary are escaped.
+    private static func appendJSON(_ verdict: PostbackVerdict, source: String, line: Int, to out: inout [UInt8]) {
+        append(#"{"input":""#, to: &out)
+        JSONWriter.appendEscaped(source, to: &out)
+        out.append(UInt8(ascii: ":"))
+        JSONWriter.appendInteger(Int64(line), to: &out)
+        append(#"","status":""#, to: &out)
+        append(statusWord(verdict), to: &out)
+        append(#"","version":"#, to: &out)
+        appendString(verdict.version, to: &out)
+        append(#","transaction-id":"#, to: &out)
+        appendString(verdict.transactionID, to: &out)
+        append(#","ad-network-id":"#, to: &out)
+        appendString(verdict.postback?.adNetworkID, to: &out)
+        append(#","reason":"#, to: &out)
+        appendString(verdict.reason, to: &out)
+        append(#","field":"#, to: &out)
+        appendString(verdict.field, to: &out)
+        guard case .valid(let verified) = verdict else {
+            append(#","layout":null,"key":null}"#, to: &out)
+            return
+        }
+        append(#","layout":"#, to: &out)
+        JSONWriter.appendQuoted(verified.layout.rawValue, to: &out)
+        append(#","key":"#, to: &out)
+        JSONWriter.appendQuoted(verified.keyName, to: &out)
+        append(#","signed-fields":["#, to: &out)
+        appendKeys(verified.signedFields, to: &out)
+        append(#"],"claimed-fields":["#, to: &out)
+        appendKeys(verified.claimedFields, to: &out)
+        append("]}", to: &out)
+    }
+
+    private static func append(_ fragment: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: fragment.utf8Start, count: fragment.utf8CodeUnitCount))
+    }
+
+    private static func appendString(_ value: String?, to out: inout [UInt8]) {
+        if let value { JSONWriter.appendQuoted(value, to: &out) } else { append("null", to: &out) }
+    }
+
+    private static func statusWord(_ verdict: PostbackVerdict) -> StaticString {
+        switch verdict.status {
+        case .valid: "valid"
+        case .invalidSignature: "invalid-signature"
+        case .malformed: "malformed"
+        case .unsupportedVersion: "unsupported-version"
+        }
+    }
+
+    /// Field keys as JSON string literals, quoted once: they are the same sixteen names on every line.
+    private static let quotedKeys: [[UInt8]] = PostbackField.allCases.map { Array(JSONWriter.quoted($0.key).utf8) }
+
+    private static func appendKeys(_ fields: [PostbackField], to out: inout [UInt8]) {
+        let quotedKeys = quotedKeys
+        for (position, field) in fields.enumerated() {
+            if position > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: quotedKeys[field.ordinal])
+        }
     }
 
     /// The CSV row for one verdict, in the order of ``csvHeader``.
