@@ -1,3 +1,5 @@
+import Foundation
+
 /// A strict reader for one JSON object (RFC 8259), made for postbacks: a flat object of a dozen members.
 ///
 /// Why not `JSONSerialization` or `JSONDecoder`: they accept duplicate keys (the last one wins, so two
@@ -25,15 +27,56 @@ public enum JSONObjectReader {
     }
 
     /// Reads the members of the single JSON object that makes up `bytes`.
-    public static func members(of bytes: [UInt8]) -> Result<[JSONMember], SyntaxError> {
+    ///
+    /// Keys found in `knownKeys` come back as the table's own strings: matched from the bytes, not decoded
+    /// into a new string each time, and checked for duplicates with a bit mask instead of string comparisons.
+    /// The result is the same with or without a table.
+    public static func members(of bytes: [UInt8], knownKeys: JSONKeyTable? = nil) -> Result<[JSONMember], SyntaxError> {
         bytes.withUnsafeBufferPointer { buffer in
             var cursor = Cursor(buffer)
             do throws(SyntaxError) {
-                return .success(try cursor.readTopLevelObject())
+                return .success(try cursor.readTopLevelObject(knownKeys: knownKeys))
             } catch {
                 return .failure(error)
             }
         }
+    }
+}
+
+/// Object keys a reader expects, so that it can match them from the bytes; see
+/// ``JSONObjectReader/members(of:knownKeys:)``. At most 64 keys.
+public struct JSONKeyTable: Sendable {
+    /// The keys, in the order given.
+    public let keys: [String]
+    private let utf8: [[UInt8]]
+    /// For each key length, the indices of the keys that long.
+    private let byLength: [[Int]]
+
+    /// A table of `keys`, which must be distinct.
+    public init(_ keys: [String]) {
+        precondition(keys.count <= 64 && Set(keys).count == keys.count, "at most 64 distinct keys")
+        self.keys = keys
+        utf8 = keys.map { Array($0.utf8) }
+        var byLength = [[Int]](repeating: [], count: (utf8.map(\.count).max() ?? 0) + 1)
+        for (index, key) in utf8.enumerated() { byLength[key.count].append(index) }
+        self.byLength = byLength
+    }
+
+    /// The index of the key whose UTF-8 bytes are `bytes`, if any.
+    func index(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard bytes.count < byLength.count else { return nil }
+        for candidate in byLength[bytes.count] where utf8[candidate].withUnsafeBufferPointer({ key in
+            memcmp(key.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        }) {
+            return candidate
+        }
+        return nil
+    }
+
+    /// The index of `key`, if it is in the table.
+    func index(of key: String) -> Int? {
+        var key = key
+        return key.withUTF8 { index(of: $0) }
     }
 }
 
@@ -71,7 +114,7 @@ private struct Cursor {
         index += 1
     }
 
-    mutating func readTopLevelObject() throws(JSONObjectReader.SyntaxError) -> [JSONMember] {
+    mutating func readTopLevelObject(knownKeys: JSONKeyTable?) throws(JSONObjectReader.SyntaxError) -> [JSONMember] {
         // A UTF-8 byte order mark is not JSON text (RFC 8259 §8.1 lets us refuse it).
         skipWhitespace()
         guard let first = peek else { throw fail("the body is empty, expected a JSON object") }
@@ -81,9 +124,12 @@ private struct Cursor {
         index += 1
         var members: [JSONMember] = []
         members.reserveCapacity(16)
-        // Duplicate keys: a linear scan is cheaper than hashing for a postback's dozen members; a set
-        // takes over for bodies with many keys so that a hostile one cannot make this quadratic.
-        var seen: Set<String>? = nil
+        // Duplicate keys: known keys by a bit each; the others by a linear scan, cheaper than hashing for
+        // the few a relay adds, with a set taking over for bodies with many keys so that a hostile one
+        // cannot make this quadratic.
+        var knownSeen: UInt64 = 0
+        var otherKeys: [String] = []
+        var otherSeen: Set<String>? = nil
         skipWhitespace()
         if peek == UInt8(ascii: "}") {
             index += 1
@@ -92,13 +138,17 @@ private struct Cursor {
                 skipWhitespace()
                 guard peek == UInt8(ascii: "\"") else { throw fail("expected a key string, found \(describe(peek))") }
                 let keyStart = index
-                let key = try readString()
+                let (key, known) = try readKey(knownKeys)
                 let isDuplicate: Bool
-                if members.count < 32 {
-                    isDuplicate = members.contains { $0.key == key }
+                if let known {
+                    isDuplicate = knownSeen & (1 << known) != 0
+                    knownSeen |= 1 << known
+                } else if otherKeys.count < 32 {
+                    isDuplicate = otherKeys.contains(key)
+                    otherKeys.append(key)
                 } else {
-                    if seen == nil { seen = Set(members.map(\.key)) }
-                    isDuplicate = !seen!.insert(key).inserted
+                    if otherSeen == nil { otherSeen = Set(otherKeys) }
+                    isDuplicate = !otherSeen!.insert(key).inserted
                 }
                 if isDuplicate {
                     index = keyStart
@@ -177,6 +227,28 @@ private struct Cursor {
     }
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    /// Reads a key starting at its opening quote, and its index when `table` has it. A plain ASCII key (no
+    /// escapes, the usual case) is matched from the bytes, without decoding a string; any other key is
+    /// decoded first, so that an escaped spelling of a known key is still that key.
+    mutating func readKey(_ table: JSONKeyTable?) throws(JSONObjectReader.SyntaxError) -> (String, Int?) {
+        guard let table else { return (try readString(), nil) }
+        var end = index + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            guard byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20, byte < 0x80 else { break }
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let found = table.index(of: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]))
+            if let found {
+                index = end + 1
+                return (table.keys[found], found)
+            }
+        }
+        let key = try readString()
+        return (key, table.index(of: key))
+    }
 
     /// Reads a string starting at its opening quote.
     mutating func readString() throws(JSONObjectReader.SyntaxError) -> String {

@@ -13,7 +13,7 @@ extension Postback {
     }
 
     private static func parse(bytes: [UInt8]) -> Result<Postback, PostbackRejection> {
-        switch JSONObjectReader.members(of: bytes) {
+        switch JSONObjectReader.members(of: bytes, knownKeys: PostbackField.keyTable) {
         case .failure(let error):
             return .failure(.malformed(MalformedPostback(
                 field: nil, reason: "the body is not a JSON object: \(error)", version: nil, transactionID: nil)))
@@ -67,7 +67,7 @@ private struct FieldReader {
         case let other?:
             throw malformed(.version, "version must be a string such as \"4.0\", got \(other.described)")
         }
-        for field in version.requiredFields where field != .version && value(field) == nil {
+        for field in Self.requiredFields[version.ordinal] where field != .version && value(field) == nil {
             throw malformed(field, "\(field) is required in a \(version) postback and is missing")
         }
         let postback = Postback(
@@ -99,23 +99,26 @@ private struct FieldReader {
         return postback
     }
 
+    /// Each version's required fields, by ``SKANVersion/ordinal``: built once, not for every postback.
+    static let requiredFields = SKANVersion.allCases.map(\.requiredFields)
+
     func string(_ field: PostbackField, nullable: Bool = false) throws(PostbackRejection) -> String? {
         switch value(field) {
         case nil: return nil
         case .null? where nullable: return nil
-        case .string(let text)?:
+        case .string(var text)?:
             if text.isEmpty { throw malformed(field, "\(field) must be a non-empty string, got \"\"") }
             // One pass over the UTF-8 bytes: U+2063 is E2 81 A3; control characters are single bytes.
-            var previous: (UInt8, UInt8) = (0, 0)
-            for byte in text.utf8 {
-                if byte < 0x20 || byte == 0x7F {
-                    throw malformed(field, "\(field) contains a control character, got \(JSONValue.string(text).described)")
+            let problem = text.withUTF8 { utf8 -> String? in
+                for (offset, byte) in utf8.enumerated() {
+                    if byte < 0x20 || byte == 0x7F { return "a control character" }
+                    if byte == 0xE2 && offset + 2 < utf8.count && utf8[offset + 1] == 0x81 && utf8[offset + 2] == 0xA3 {
+                        return "U+2063, the separator of the signed string"
+                    }
                 }
-                if byte == 0xA3 && previous == (0xE2, 0x81) {
-                    throw malformed(field, "\(field) contains U+2063, the separator of the signed string, got \(JSONValue.string(text).described)")
-                }
-                previous = (previous.1, byte)
+                return nil
             }
+            if let problem { throw malformed(field, "\(field) contains \(problem), got \(JSONValue.string(text).described)") }
             return text
         case let other?:
             throw malformed(field, "\(field) must be a string, got \(other.described)")

@@ -14,8 +14,12 @@ public enum PostbackEnvelope {
 
     /// The raw JSON text of the wrapped postback, when `members` are an envelope rather than a postback.
     public static func innerPostback(_ members: [JSONMember]) -> String? {
-        guard !members.contains(where: { $0.key == PostbackField.attributionSignature.key }),
-              let member = members.first(where: { $0.key == postbackKey }),
+        // Lengths first: a postback's dozen keys are each compared here, and most differ in length.
+        func isKey(_ member: JSONMember, _ key: String) -> Bool {
+            member.key.utf8.count == key.utf8.count && member.key == key
+        }
+        guard let member = members.first(where: { isKey($0, postbackKey) }),
+              !members.contains(where: { isKey($0, PostbackField.attributionSignature.key) }),
               case .object(let raw) = member.value else { return nil }
         return raw
     }

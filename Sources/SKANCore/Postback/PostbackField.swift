@@ -71,6 +71,9 @@ public enum PostbackField: String, Sendable, Hashable, CaseIterable, CustomStrin
         }
     }
 
+    /// Every field's key, and the envelope's `postback` key, for ``JSONObjectReader/members(of:knownKeys:)``.
+    public static let keyTable = JSONKeyTable(allCases.map(\.key) + [PostbackEnvelope.postbackKey])
+
     /// The JSON key.
     public var key: String { rawValue }
     public var description: String { rawValue }

@@ -38,7 +38,7 @@ public struct PostbackVerifier: Sendable {
 
     /// Judges one JSON record (a postback or an envelope around one) from an array, without generic dispatch.
     public func verify(record bytes: [UInt8]) -> PostbackVerdict {
-        switch JSONObjectReader.members(of: bytes) {
+        switch JSONObjectReader.members(of: bytes, knownKeys: PostbackField.keyTable) {
         case .failure(let error):
             return .malformed(MalformedPostback(field: nil, reason: "the body is not a JSON object: \(error)"))
         case .success(let members):

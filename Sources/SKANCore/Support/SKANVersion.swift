@@ -9,7 +9,20 @@ public enum SKANVersion: String, Sendable, Hashable, CaseIterable, Comparable, C
     case v4_0 = "4.0"
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        lhs.ordinal < rhs.ordinal
+    }
+
+    /// The version's position in ``allCases``, oldest first: a switch, where `allCases.firstIndex` would
+    /// search an array on every comparison (versions are compared for every postback).
+    public var ordinal: Int {
+        switch self {
+        case .v1_0: 0
+        case .v2_0: 1
+        case .v2_1: 2
+        case .v2_2: 3
+        case .v3_0: 4
+        case .v4_0: 5
+        }
     }
 
     public var description: String { rawValue }
