@@ -38,6 +38,12 @@ struct PostbackParsingTests {
         Case(body: with("app-id", "525463029.0"), field: "app-id", reason: "not an integer"),
         Case(body: with("app-id", "99999999999999999999999"), field: "app-id", reason: "beyond 64 bits"),
         Case(body: with("app-id", "-1"), field: "app-id", reason: "must be a non-negative integer, got -1"),
+        Case(body: with("app-id", "1e3"), field: "app-id", reason: "1e3 (not an integer)"),
+        Case(body: with("app-id", "99999999999999999999999.5"), field: "app-id", reason: "(not an integer)"),
+        Case(body: with("app-id", "9223372036854775808"), field: "app-id", reason: "9223372036854775808 (beyond 64 bits)"),
+        Case(body: with("app-id", "-9223372036854775808"), field: "app-id", reason: "must be a non-negative integer, got -9223372036854775808"),
+        Case(body: with("app-id", "-9223372036854775809"), field: "app-id", reason: "(beyond 64 bits)"),
+        Case(body: with("campaign-id", "-0"), field: "campaign-id", reason: "must be an integer 1...100, got -0"),
         Case(body: with("app-id", nil), field: "app-id", reason: "app-id is required in a 3.0 postback and is missing"),
         Case(body: with("did-win", nil), field: "did-win", reason: "did-win is required in a 3.0 postback"),
         Case(body: with("redownload", "1"), field: "redownload", reason: "redownload must be true or false, got 1 (a number)"),
@@ -123,5 +129,14 @@ struct PostbackParsingTests {
     @Test("each field's ordinal is its position among all fields, so tables indexed by it line up")
     func ordinals() {
         #expect(PostbackField.allCases.map(\.ordinal) == Array(PostbackField.allCases.indices))
+    }
+
+    @Test("integers read as Swift's Int reads them, up to both ends of 64 bits")
+    func integerEdges() throws {
+        for (text, expected) in [("0", 0), ("7", 7), ("9223372036854775807", Int.max), ("-0", 0)] {
+            let postback = try Postback.parse(Array(Self.with("source-app-id", text).utf8)).get()
+            #expect(postback.sourceAppID == (expected >= 0 ? expected : nil), "\(text)")
+            #expect(Int(text) == expected)
+        }
     }
 }

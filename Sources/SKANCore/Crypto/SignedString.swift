@@ -33,12 +33,15 @@ public struct SignedString: Sendable, Hashable, CustomStringConvertible {
     /// Adds an integer as decimal text.
     public mutating func append(_ value: Int64) {
         appendSeparator()
-        bytes.append(contentsOf: String(value).utf8)
+        // Straight into the bytes: `String(value)` would build a string per field of every postback.
+        JSONWriter.appendInteger(value, to: &bytes)
     }
 
     /// Adds a boolean as `true` or `false`.
     public mutating func append(_ value: Bool) {
-        append(value ? "true" : "false")
+        appendSeparator()
+        let word: StaticString = value ? "true" : "false"
+        bytes.append(contentsOf: UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
     }
 
     private mutating func appendSeparator() {

@@ -134,11 +134,29 @@ private struct FieldReader {
         switch value(field) {
         case nil: return nil
         case .null? where nullable: return nil
-        case .number(let text)?:
-            guard !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) else {
-                throw fail("\(text) (not an integer)")
+        case .number(var text)?:
+            // The reader checked the number's syntax, so here it is an optional '-', digits, and perhaps a
+            // fraction or an exponent, which make it not an integer.
+            // `nil`: beyond 64 bits; `.some(nil)`: not an integer, which wins when both are true.
+            let number = text.withUTF8 { utf8 -> Int?? in
+                let isNegative = utf8.first == UInt8(ascii: "-")
+                var value = 0
+                var overflowed = false
+                for byte in utf8.dropFirst(isNegative ? 1 : 0) {
+                    guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return .some(nil) }
+                    guard !overflowed else { continue }
+                    let digit = Int(byte - UInt8(ascii: "0"))
+                    let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+                    // Negative numbers are built downwards so that Int.min itself fits.
+                    let (next, overflow2) = isNegative ? times10.subtractingReportingOverflow(digit)
+                                                       : times10.addingReportingOverflow(digit)
+                    overflowed = overflow1 || overflow2
+                    value = next
+                }
+                return overflowed ? nil : .some(value)
             }
-            guard let number = Int(text) else { throw fail("\(text.prefix(80)) (beyond 64 bits)") }
+            guard let number else { throw fail("\(text.prefix(80)) (beyond 64 bits)") }
+            guard let number else { throw fail("\(text) (not an integer)") }
             guard range.contains(number) else { throw fail(text) }
             return number
         case let other?:

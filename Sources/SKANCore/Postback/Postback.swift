@@ -95,8 +95,14 @@ public struct Postback: Sendable, Hashable {
 
     /// The bytes Apple signs for this postback under `layout`.
     public func signedString(_ layout: PostbackLayout) -> SignedString {
+        signedString(fields: signedFields(layout))
+    }
+
+    /// The bytes Apple signs for `fields`, which are ``signedFields(_:)`` of a layout (the verifier has them
+    /// already and needs them again for its verdict).
+    func signedString(fields: [PostbackField]) -> SignedString {
         var string = SignedString()
-        for field in signedFields(layout) {
+        for field in fields {
             switch field {
             case .version: string.append(version.rawValue)
             case .adNetworkID: string.append(adNetworkID)

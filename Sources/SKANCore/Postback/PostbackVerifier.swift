@@ -67,9 +67,9 @@ public struct PostbackVerifier: Sendable {
         var layouts = [postback.version.layout]
         if postback.version == .v2_2 { layouts.append(.v2_2SignedAs2_0) }
         for layout in layouts {
-            let digest = SHA256.hash(data: postback.signedString(layout).bytes)
+            let signed = postback.signedFields(layout)
+            let digest = SHA256.hash(data: postback.signedString(fields: signed).bytes)
             for trusted in keys where trusted.key.isValidSignature(signature, digest: digest) {
-                let signed = postback.signedFields(layout)
                 return .valid(VerifiedPostback(
                     postback: postback, keyName: trusted.name, layout: layout,
                     signedFields: signed, claimedFields: claimedFields(of: postback, signed: signed)))
