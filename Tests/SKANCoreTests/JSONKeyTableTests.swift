@@ -42,6 +42,18 @@ struct JSONKeyTableTests {
         }
     }
 
+    @Test("a table may hold the empty key, and finds it and its duplicate")
+    func emptyKey() {
+        let table = JSONKeyTable(["", "a"])
+        #expect(JSONObjectReader.members(of: Array(#"{"":1,"a":2}"#.utf8), knownKeys: table)
+                == .success([JSONMember(key: "", value: .number("1")), JSONMember(key: "a", value: .number("2"))]))
+        guard case .failure(let error) = JSONObjectReader.members(of: Array(#"{"":1,"":2}"#.utf8), knownKeys: table) else {
+            Issue.record("the repeated empty key was not found")
+            return
+        }
+        #expect(error.reason == #"duplicate key """#)
+    }
+
     @Test("a known key spelled with an escape is that field")
     func escapedKnownKey() throws {
         let body = PostbackParsingTests.base.replacingOccurrences(of: #""app-id""#, with: #""app\u002did""#)

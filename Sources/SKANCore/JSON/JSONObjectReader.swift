@@ -66,7 +66,8 @@ public struct JSONKeyTable: Sendable {
     func index(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         guard bytes.count < byLength.count else { return nil }
         for candidate in byLength[bytes.count] where utf8[candidate].withUnsafeBufferPointer({ key in
-            memcmp(key.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            // An empty key has no bytes to compare (and perhaps no base address).
+            key.isEmpty || memcmp(key.baseAddress!, bytes.baseAddress!, bytes.count) == 0
         }) {
             return candidate
         }
