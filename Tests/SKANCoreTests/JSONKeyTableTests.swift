@@ -61,10 +61,4 @@ struct JSONKeyTableTests {
         #expect(postback.appID == 525463029)
         #expect(postback.extras.isEmpty)
     }
-
-    @Test("each version's ordinal is its position among all versions, oldest first")
-    func versionOrdinals() {
-        #expect(SKANVersion.allCases.map(\.ordinal) == Array(SKANVersion.allCases.indices))
-        #expect(SKANVersion.allCases == SKANVersion.allCases.sorted())
-    }
 }

@@ -64,9 +64,7 @@ public struct PostbackVerifier: Sendable {
         guard let signature = Data(base64Encoded: postback.attributionSignature) else {
             return .invalidSignature(postback, reason: "attribution-signature is not Base64")
         }
-        var layouts = [postback.version.layout]
-        if postback.version == .v2_2 { layouts.append(.v2_2SignedAs2_0) }
-        for layout in layouts {
+        for layout in postback.version.layoutsToTry {
             let signed = postback.signedFields(layout)
             let digest = SHA256.hash(data: postback.signedString(fields: signed).bytes)
             for trusted in keys where trusted.key.isValidSignature(signature, digest: digest) {

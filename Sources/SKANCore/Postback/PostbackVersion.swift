@@ -23,6 +23,18 @@ extension SKANVersion {
         }
     }
 
+    /// The field orders a verifier tries, in turn: the version's own, and for 2.2 then the 2.0/2.1 order that
+    /// some 2.2 postbacks are signed with (spec §10.7). Constant arrays, so nothing is allocated per postback.
+    public var layoutsToTry: [PostbackLayout] {
+        switch self {
+        case .v1_0: [.v1_0]
+        case .v2_0, .v2_1: [.v2_0]
+        case .v2_2: [.v2_2, .v2_2SignedAs2_0]
+        case .v3_0: [.v3_0]
+        case .v4_0: [.v4_0]
+        }
+    }
+
     /// The fields a postback of this version must carry.
     public var requiredFields: [PostbackField] {
         var fields: [PostbackField] = [.adNetworkID, self >= .v4_0 ? .sourceIdentifier : .campaignID,

@@ -83,14 +83,28 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
-    /// Field keys as JSON string literals, quoted once: they are the same sixteen names on every line.
-    private static let quotedKeys: [[UInt8]] = PostbackField.allCases.map { Array(JSONWriter.quoted($0.key).utf8) }
+    /// Field keys as JSON string literals, quoted once (they are the same sixteen names on every line), in one
+    /// buffer: an array per key cost a retain and a release per key written.
+    private static let quotedKeys: (bytes: [UInt8], ranges: [Range<Int>]) = {
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for field in PostbackField.allCases {
+            let start = bytes.count
+            JSONWriter.appendQuoted(field.key, to: &bytes)
+            ranges.append(start..<bytes.count)
+        }
+        return (bytes, ranges)
+    }()
 
     private static func appendKeys(_ fields: [PostbackField], to out: inout [UInt8]) {
-        let quotedKeys = quotedKeys
-        for (position, field) in fields.enumerated() {
-            if position > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: quotedKeys[field.ordinal])
+        let (bytes, ranges) = quotedKeys
+        bytes.withUnsafeBufferPointer { all in
+            ranges.withUnsafeBufferPointer { ranges in
+                for (position, field) in fields.enumerated() {
+                    if position > 0 { out.append(UInt8(ascii: ",")) }
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: all[ranges[field.ordinal]]))
+                }
+            }
         }
     }
 
