@@ -17,4 +17,9 @@ struct VersionTableTests {
         #expect(SKANVersion.allCases.map(\.ordinal) == Array(SKANVersion.allCases.indices))
         #expect(SKANVersion.allCases == SKANVersion.allCases.sorted())
     }
+
+    @Test("the parser's table of field positions has a slot for every field")
+    func fieldSlots() {
+        #expect(PostbackField.allCases.count <= SIMD16<Int32>.scalarCount)
+    }
 }

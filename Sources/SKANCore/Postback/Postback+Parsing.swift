@@ -24,10 +24,10 @@ extension Postback {
 
     /// Parses a postback from already-read JSON members.
     public static func parse(members: [JSONMember]) -> Result<Postback, PostbackRejection> {
-        var reader = FieldReader()
-        for member in members {
+        var reader = FieldReader(members: members)
+        for (position, member) in members.enumerated() {
             if let field = PostbackField(key: member.key) {
-                reader.values[field.ordinal] = member.value
+                reader.positions[field.ordinal] = Int32(truncatingIfNeeded: position + 1)
             } else {
                 reader.extras.append(member)
             }
@@ -41,12 +41,24 @@ extension Postback {
 }
 
 private struct FieldReader {
-    var values = [JSONValue?](repeating: nil, count: PostbackField.allCases.count)
+    let members: [JSONMember]
+    /// Where each known field is in `members`, plus one (0: absent), by ``PostbackField/ordinal``: a vector
+    /// in registers instead of an array of values allocated, filled and released for every postback.
+    var positions = SIMD16<Int32>()
     var extras: [JSONMember] = []
     var versionText: String?
     var transactionText: String?
 
-    func value(_ field: PostbackField) -> JSONValue? { values[field.ordinal] }
+    init(members: [JSONMember]) {
+        // A record is at most 1 MiB, far fewer members than Int32 counts.
+        precondition(members.count < Int(Int32.max), "more members than a postback parser can index")
+        self.members = members
+    }
+
+    func value(_ field: PostbackField) -> JSONValue? {
+        let position = Int(positions[field.ordinal])
+        return position == 0 ? nil : members[position - 1].value
+    }
 
     func malformed(_ field: PostbackField?, _ reason: String) -> PostbackRejection {
         .malformed(MalformedPostback(field: field?.key, reason: reason, version: versionText, transactionID: transactionText))
