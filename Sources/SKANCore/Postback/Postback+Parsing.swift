@@ -43,7 +43,7 @@ extension Postback {
 private struct FieldReader {
     let members: [JSONMember]
     /// Where each known field is in `members`, plus one (0: absent), by ``PostbackField/ordinal``: a vector
-    /// in registers instead of an array of values allocated, filled and released for every postback.
+    /// of fixed size, kept inline, instead of an array of values allocated, filled and released for every postback.
     var positions = SIMD16<Int32>()
     var extras: [JSONMember] = []
     var versionText: String?
