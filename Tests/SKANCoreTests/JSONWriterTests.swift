@@ -60,4 +60,11 @@ struct JSONWriterTests {
             #expect(object["location"] as? String == "dir/\"odd\".jsonl:\(index + 1)")
         }
     }
+
+    @Test("literals are appended byte for byte, unescaped")
+    func literals() {
+        var out = Array("x".utf8)
+        JSONWriter.appendLiteral(#","key":"é\"}"#, to: &out)
+        #expect(out == Array(#"x,"key":"é\"}"#.utf8))
+    }
 }

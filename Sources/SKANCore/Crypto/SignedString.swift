@@ -40,8 +40,7 @@ public struct SignedString: Sendable, Hashable, CustomStringConvertible {
     /// Adds a boolean as `true` or `false`.
     public mutating func append(_ value: Bool) {
         appendSeparator()
-        let word: StaticString = value ? "true" : "false"
-        bytes.append(contentsOf: UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount))
+        JSONWriter.appendLiteral(value ? "true" : "false", to: &bytes)
     }
 
     private mutating func appendSeparator() {

@@ -128,6 +128,12 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Appends `text` as it is: for literal JSON fragments and words, which need no escaping and no `String`.
+    @inlinable
+    public static func appendLiteral(_ text: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
     /// Appends the decimal digits of `value`, without the string `String(value)` would allocate.
     public static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }

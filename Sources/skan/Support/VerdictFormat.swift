@@ -35,43 +35,39 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
     /// One verdict as a JSON object with the members in a fixed order. Written from literal fragments, because
     /// every key and most values are the same for every postback: only the values that vary are escaped.
     private static func appendJSON(_ verdict: PostbackVerdict, source: String, line: Int, to out: inout [UInt8]) {
-        append(#"{"input":""#, to: &out)
+        JSONWriter.appendLiteral(#"{"input":""#, to: &out)
         JSONWriter.appendEscaped(source, to: &out)
         out.append(UInt8(ascii: ":"))
         JSONWriter.appendInteger(Int64(line), to: &out)
-        append(#"","status":""#, to: &out)
-        append(statusWord(verdict), to: &out)
-        append(#"","version":"#, to: &out)
+        JSONWriter.appendLiteral(#"","status":""#, to: &out)
+        JSONWriter.appendLiteral(statusWord(verdict), to: &out)
+        JSONWriter.appendLiteral(#"","version":"#, to: &out)
         appendString(verdict.version, to: &out)
-        append(#","transaction-id":"#, to: &out)
+        JSONWriter.appendLiteral(#","transaction-id":"#, to: &out)
         appendString(verdict.transactionID, to: &out)
-        append(#","ad-network-id":"#, to: &out)
+        JSONWriter.appendLiteral(#","ad-network-id":"#, to: &out)
         appendString(verdict.postback?.adNetworkID, to: &out)
-        append(#","reason":"#, to: &out)
+        JSONWriter.appendLiteral(#","reason":"#, to: &out)
         appendString(verdict.reason, to: &out)
-        append(#","field":"#, to: &out)
+        JSONWriter.appendLiteral(#","field":"#, to: &out)
         appendString(verdict.field, to: &out)
         guard case .valid(let verified) = verdict else {
-            append(#","layout":null,"key":null}"#, to: &out)
+            JSONWriter.appendLiteral(#","layout":null,"key":null}"#, to: &out)
             return
         }
-        append(#","layout":"#, to: &out)
+        JSONWriter.appendLiteral(#","layout":"#, to: &out)
         JSONWriter.appendQuoted(verified.layout.rawValue, to: &out)
-        append(#","key":"#, to: &out)
+        JSONWriter.appendLiteral(#","key":"#, to: &out)
         JSONWriter.appendQuoted(verified.keyName, to: &out)
-        append(#","signed-fields":["#, to: &out)
+        JSONWriter.appendLiteral(#","signed-fields":["#, to: &out)
         appendKeys(verified.signedFields, to: &out)
-        append(#"],"claimed-fields":["#, to: &out)
+        JSONWriter.appendLiteral(#"],"claimed-fields":["#, to: &out)
         appendKeys(verified.claimedFields, to: &out)
-        append("]}", to: &out)
-    }
-
-    private static func append(_ fragment: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: fragment.utf8Start, count: fragment.utf8CodeUnitCount))
+        JSONWriter.appendLiteral("]}", to: &out)
     }
 
     private static func appendString(_ value: String?, to out: inout [UInt8]) {
-        if let value { JSONWriter.appendQuoted(value, to: &out) } else { append("null", to: &out) }
+        if let value { JSONWriter.appendQuoted(value, to: &out) } else { JSONWriter.appendLiteral("null", to: &out) }
     }
 
     private static func statusWord(_ verdict: PostbackVerdict) -> StaticString {
