@@ -31,8 +31,7 @@ struct SkanCLITests {
 
     @Test("each JSON line has its members in a fixed order and escapes what varies: the file name, reasons, ids")
     func verifyJSONLines() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-json-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try SkanProcess.makeTemporaryFolder("skan-json")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent(#"odd "name"\here.jsonl"#)
         let good = try String(contentsOf: SkanProcess.packageRoot.appendingPathComponent("Samples/postbacks/skan-4.0-web-coarse-apple-doc.json"), encoding: .utf8)
@@ -71,8 +70,7 @@ struct SkanCLITests {
 
     @Test("a later file that vanishes after the up-front check: the postbacks already read are still written, then the error")
     func verifyLaterFileVanishes() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-vanish-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try SkanProcess.makeTemporaryFolder("skan-vanish")
         defer { try? FileManager.default.removeItem(at: folder) }
         // A FIFO as the first input lets the test decide when skan reaches the second file.
         let fifo = folder.appendingPathComponent("first.jsonl").path
@@ -222,8 +220,7 @@ struct SkanDemoTests {
 struct SimulateIngestReportTests {
     @Test("the command line gives the same golden CSV as the library path")
     func goldenThroughTheBinary() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-flow-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try SkanProcess.makeTemporaryFolder("skan-flow")
         defer { try? FileManager.default.removeItem(at: folder) }
         let postbacks = folder.appendingPathComponent("p.jsonl").path
         let database = folder.appendingPathComponent("skan.sqlite").path

@@ -24,6 +24,13 @@ struct SkanProcess {
         return packageRoot.appendingPathComponent(".build/debug/skan")
     }()
 
+    /// A new, empty folder under the temporary directory; the caller removes it.
+    static func makeTemporaryFolder(_ prefix: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
     static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
         try run(arguments) { input in
             if let stdin { input.write(Data(stdin.utf8)) }
