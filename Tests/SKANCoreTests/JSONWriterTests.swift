@@ -36,21 +36,17 @@ struct JSONWriterTests {
         #expect(JSONWriter.quoted("\n\r\t\u{1F}\u{0}") == #""\n\r\t\u001f\u0000""#)
     }
 
-    @Test("objects appended to one buffer follow what is already there, one per line")
+    @Test("lines written with the static helpers follow what is already there, one object per line")
     func appendedObjects() throws {
         var buffer = Array("prefix\n".utf8)
         for index in 0..<3 {
-            JSONWriter.appendObject(to: &buffer) { writer in
-                writer.integer("n", index)
-                writer.value("location") { bytes in
-                    bytes.append(UInt8(ascii: "\""))
-                    JSONWriter.appendEscaped("dir/\"odd\".jsonl", to: &bytes)
-                    bytes.append(UInt8(ascii: ":"))
-                    JSONWriter.appendInteger(Int64(index + 1), to: &bytes)
-                    bytes.append(UInt8(ascii: "\""))
-                }
-            }
-            buffer.append(UInt8(ascii: "\n"))
+            JSONWriter.appendLiteral(#"{"n":"#, to: &buffer)
+            JSONWriter.appendInteger(Int64(index), to: &buffer)
+            JSONWriter.appendLiteral(#","location":""#, to: &buffer)
+            JSONWriter.appendEscaped("dir/\"odd\".jsonl", to: &buffer)
+            buffer.append(UInt8(ascii: ":"))
+            JSONWriter.appendInteger(Int64(index + 1), to: &buffer)
+            JSONWriter.appendLiteral("\"}\n", to: &buffer)
         }
         let lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(lines.first == "prefix")

@@ -1,32 +1,16 @@
 /// Writes JSON objects with keys in the order given, which is what people and golden files expect to read
 /// and what `JSONEncoder` cannot promise.
 ///
-/// It writes UTF-8 bytes: output paths that run once per postback (`skan verify`, the simulator) append
-/// objects to one buffer with ``appendObject(to:_:)`` and the static helpers instead of building strings.
+/// It writes UTF-8 bytes. Output paths that run once per postback (`skan verify`, the simulator) write their
+/// fixed-shape lines into one buffer with the static helpers (``appendLiteral(_:to:)``, ``appendQuoted(_:to:)``,
+/// ``appendInteger(_:to:)``) instead of building an object member by member.
 public struct JSONWriter: Sendable {
-    // Internal but usable from inline code: `strings` is generic and called once per postback from other
-    // modules, where an unspecialised copy walked its sequence through witness tables (3% of `skan verify`).
-    @usableFromInline var bytes: [UInt8]
-    @usableFromInline var isFirst = true
+    private var bytes: [UInt8]
+    private var isFirst = true
 
     /// Starts an empty object.
     public init() {
         bytes = [UInt8(ascii: "{")]
-    }
-
-    private init(continuing buffer: [UInt8]) {
-        bytes = buffer
-    }
-
-    /// Appends one object to `out`, built by `build`, without copying `out`: the writer takes the buffer over
-    /// while it writes. Output paths that run once per postback (`skan verify`) use this instead of strings.
-    public static func appendObject(to out: inout [UInt8], _ build: (inout JSONWriter) -> Void) {
-        var writer = JSONWriter(continuing: [])
-        swap(&writer.bytes, &out)
-        writer.bytes.append(UInt8(ascii: "{"))
-        build(&writer)
-        writer.bytes.append(UInt8(ascii: "}"))
-        swap(&writer.bytes, &out)
     }
 
     /// Adds a member whose value is already JSON text.
@@ -58,8 +42,7 @@ public struct JSONWriter: Sendable {
     public mutating func bool(_ key: String, _ value: Bool) { raw(key, value ? "true" : "false") }
 
     /// Adds an array of strings.
-    @inlinable
-    public mutating func strings(_ key: String, _ values: some Sequence<String>) {
+    public mutating func strings(_ key: String, _ values: [String]) {
         member(key)
         bytes.append(UInt8(ascii: "["))
         var isFirstValue = true
@@ -73,14 +56,7 @@ public struct JSONWriter: Sendable {
     /// The finished object as text.
     public var json: String { String(decoding: bytes + [UInt8(ascii: "}")], as: UTF8.self) }
 
-    /// Adds a member whose value `write` appends as JSON text, with the static helpers below.
-    public mutating func value(_ key: String, _ write: (inout [UInt8]) -> Void) {
-        member(key)
-        write(&bytes)
-    }
-
-    @usableFromInline
-    mutating func member(_ key: String) {
+    private mutating func member(_ key: String) {
         if isFirst { isFirst = false } else { bytes.append(UInt8(ascii: ",")) }
         Self.appendQuoted(key, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
