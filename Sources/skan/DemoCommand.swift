@@ -84,9 +84,9 @@ struct DemoCommand: AsyncParsableCommand {
             let rows = report.rows.map(report.cells)
             let table = BufferedOutput(descriptor: STDOUT_FILENO)
             try TableWriter(format: .table, stream: table).write(header: report.header, rows: rows)
-            let csv = try BufferedOutput(path: reportPath)
+            let csv = try BufferedOutput(path: reportPath, protecting: ReportBuilder.databaseFiles(database))
             try TableWriter(format: .csv, stream: csv).write(header: report.header, rows: rows)
-            csv.close()
+            try csv.commit()
         } catch {
             throw CLIError(error.reason)
         }

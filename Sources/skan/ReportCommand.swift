@@ -67,13 +67,14 @@ struct ReportCommand: ParsableCommand {
                 return
             }
             let database = try ReportBuilder.open(db)
-            let stream = try BufferedOutput.to(out)
+            let stream = try BufferedOutput.to(out, protecting: ReportBuilder.databaseFiles(db))
             defer { stream.close() }
             let layout = Report(request: request)
             let writer = TableWriter(format: outputFormat, stream: stream)
             writer.begin(header: layout.header)
             try ReportBuilder.stream(request, on: database) { writer.append(layout.cells($0)) }
             try writer.finish()
+            try stream.commit()
         } catch {
             throw CLIError(error.reason)
         }
@@ -106,9 +107,10 @@ struct ExportCommand: ParsableCommand {
                 throw ReportError(.output, "--format must be csv or jsonl, got \"\(format)\"")
             }
             let database = try ReportBuilder.open(db)
-            let stream = try BufferedOutput.to(out)
+            let stream = try BufferedOutput.to(out, protecting: ReportBuilder.databaseFiles(db))
             defer { stream.close() }
             try Exporter.export(from: database, rejected: rejected, format: exportFormat, to: stream)
+            try stream.commit()
         } catch {
             throw CLIError(error.reason)
         }

@@ -32,7 +32,7 @@ struct ExportTests {
         defer { try? FileManager.default.removeItem(atPath: csvPath) }
         let stream = try BufferedOutput(path: csvPath)
         let count = try Exporter.export(from: ReportBuilder.open(path), rejected: true, format: .csv, to: stream)
-        stream.close()
+        try stream.commit()
         #expect(count == Self.awkward.count)
 
         let reader = try CSVReader(string: String(contentsOfFile: csvPath, encoding: .utf8), hasHeaderRow: true)
@@ -52,7 +52,7 @@ struct ExportTests {
         defer { try? FileManager.default.removeItem(atPath: jsonPath) }
         let jsonStream = try BufferedOutput(path: jsonPath)
         try Exporter.export(from: ReportBuilder.open(path), rejected: true, format: .jsonl, to: jsonStream)
-        jsonStream.close()
+        try jsonStream.commit()
         let lines = try String(contentsOfFile: jsonPath, encoding: .utf8).split(separator: "\n")
         let decoded = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         #expect(decoded.map { $0["raw_body"] as? String } == Self.awkward)

@@ -94,7 +94,7 @@ struct GoldenReportTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let stream = try BufferedOutput(path: path)
         try TableWriter(format: .csv, stream: stream).write(header: report.header, rows: report.rows.map(report.cells))
-        stream.close()
+        try stream.commit()
         return try String(contentsOfFile: path, encoding: .utf8)
     }
 }

@@ -28,6 +28,12 @@ public enum ReportBuilder {
         }
     }
 
+    /// The files SQLite keeps for the database at `path`: the database, its write-ahead log, its shared memory
+    /// and its rollback journal. No output may be written over any of them.
+    public static func databaseFiles(_ path: String) -> [String] {
+        ["", "-wal", "-shm", "-journal"].map { path + $0 }
+    }
+
     /// The one query a report runs, with its `?` arguments: what `skan report --print-sql` shows, so that the
     /// numbers can be checked in any SQLite tool.
     public static func query(for request: ReportRequest) -> (sql: String, arguments: [String]) {
