@@ -60,3 +60,28 @@ struct SkanProcess {
                       stderr: String(decoding: errData, as: UTF8.self))
     }
 }
+
+extension SkanProcess {
+    /// Runs `skan` with its output discarded and returns its exit status and peak resident memory in bytes,
+    /// as the kernel counted it for that one process (`wait4`'s resource usage). Paths must be absolute: the
+    /// child runs in the test's working directory.
+    static func runMeasuringMemory(_ arguments: [String]) throws -> (status: Int32, peakBytes: Int) {
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        let argv = ([binary.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, binary.path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        // Linux reports ru_maxrss in kibibytes.
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (exitStatus, usage.ru_maxrss * 1024)
+    }
+}

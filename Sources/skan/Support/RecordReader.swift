@@ -25,22 +25,32 @@ struct RecordReader {
         inputs = paths.isEmpty ? ["-"] : paths
     }
 
-    /// Checks up front that every named file can be opened, so a typo fails before any output.
+    /// Checks up front that every named file can be opened and read as a file, so a typo fails before any output.
     static func checkReadable(_ paths: [String]) throws(CLIError) {
         for path in paths where path != "-" {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw CLIError("cannot read \(path): no such file")
+            }
+            // A folder passes the readability check (its entries can be listed) but read(2) fails on it.
+            guard !isDirectory.boolValue else { throw CLIError("cannot read \(path): it is a directory") }
             guard FileManager.default.isReadableFile(atPath: path) else {
-                var isDirectory: ObjCBool = false
-                let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-                throw CLIError("cannot read \(path): \(exists ? (isDirectory.boolValue ? "it is a directory" : "permission denied") : "no such file")")
+                throw CLIError("cannot read \(path): permission denied")
             }
         }
     }
 
-    /// The next batch of at least one record, or `nil` at the end of all input.
+    /// The bytes of records a batch stops at. A batch is a few thousand postbacks of under a kilobyte each;
+    /// records of up to ``JSONRecordSplitter/defaultMaximumRecordLength`` would otherwise make it gigabytes.
+    static let batchBytes = 8 << 20
+
+    /// The next batch of at least one record, or `nil` at the end of all input: `minimum` records, or fewer
+    /// when they add up to ``batchBytes`` first.
     mutating func nextBatch(minimum: Int = 4096) throws(CLIError) -> [SourcedRecord]? {
         var batch: [SourcedRecord] = []
         var records: [JSONRecordSplitter.Record] = []
-        while batch.count < minimum {
+        var bytes = 0
+        while batch.count < minimum && bytes < Self.batchBytes {
             if current == nil {
                 guard !inputs.isEmpty else { break }
                 let path = inputs.removeFirst()
@@ -56,13 +66,22 @@ struct RecordReader {
                 buffer.withUnsafeBufferPointer { all in
                     splitter.feed(UnsafeBufferPointer(rebasing: all[0..<count]), into: &records)
                 }
+            } else if count < 0 {
+                if errno == EINTR { continue }
+                // Not the end of the input: saying nothing here once made `skan verify <folder>` exit 0.
+                let error = String(cString: strerror(errno))
+                if fd != STDIN_FILENO { close(fd) }
+                current = nil
+                throw CLIError("cannot read \(source == "stdin" ? "standard input" : source): \(error)")
             } else {
-                if count < 0 && errno == EINTR { continue }
                 splitter.finish(into: &records)
                 if fd != STDIN_FILENO { close(fd) }
                 current = nil
             }
-            batch.append(contentsOf: records.map { SourcedRecord(source: source, record: $0) })
+            for record in records {
+                bytes += record.bytes.count
+                batch.append(SourcedRecord(source: source, record: record))
+            }
         }
         return batch.isEmpty ? nil : batch
     }
