@@ -145,6 +145,7 @@ let package = Package(
             dependencies: [
                 "SKANReports", "SKANCore", "SKANSimulator", "SKANStore",
                 .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Golden"],
             swiftSettings: strict

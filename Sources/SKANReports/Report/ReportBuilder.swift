@@ -16,9 +16,17 @@ public enum ReportBuilder {
         configuration.readonly = true
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            let hasTable = try queue.read { db in try db.tableExists("postbacks") }
-            guard hasTable else {
-                throw ReportError(.database, "--db: \(path) has no postbacks table; is it a SKANKit collector database?")
+            // A table named postbacks is not enough: another program's database may have one with other
+            // columns. The collector records each schema step it ran; its first step made the table.
+            let isCollectorDatabase = try queue.read { db in
+                try db.tableExists("grdb_migrations")
+                    && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = ?)",
+                                     arguments: [Self.firstSchemaStep]) == true
+                    && db.tableExists("postbacks")
+            }
+            guard isCollectorDatabase else {
+                throw ReportError(.database, "--db: \(path) is not a SKANKit collector database (no postbacks table "
+                                  + "made by the collector's schema); point --db at the file `skan serve` or `skan ingest` wrote")
             }
             return queue
         } catch let error as ReportError {
@@ -27,6 +35,9 @@ public enum ReportBuilder {
             throw ReportError(.database, "--db: cannot read \(path): \(error)")
         }
     }
+
+    /// The collector's first schema migration, the one that creates `postbacks` (SKANStore's `SQLiteSchema`).
+    static let firstSchemaStep = "0001-postbacks"
 
     /// The files SQLite keeps for the database at `path`: the database, its write-ahead log, its shared memory
     /// and its rollback journal. No output may be written over any of them.

@@ -1,0 +1,37 @@
+import Foundation
+import GRDB
+import SKANReports
+import SKANStore
+import Testing
+
+/// A table named `postbacks` in someone else's database is not the collector's.
+@Suite("Reports open only collector databases")
+struct ForeignDatabaseTests {
+    @Test("a database whose postbacks table the collector did not make is refused, for reports and exports alike")
+    func foreignTableRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-foreign-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE postbacks (id INTEGER PRIMARY KEY, foo TEXT); INSERT INTO postbacks (foo) VALUES ('bar')")
+        }
+        try queue.close()
+        do {
+            _ = try ReportBuilder.open(path)
+            Issue.record("a foreign postbacks table was opened as the collector's")
+        } catch {
+            #expect(error.code == .database)
+            #expect(error.reason.contains(path) && error.reason.contains("not a SKANKit collector database"))
+        }
+    }
+
+    @Test("the collector's own database opens, empty or not")
+    func collectorDatabaseOpens() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-own-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try SQLitePostbackStore(path: path, durability: .normal)
+        try await store.close()
+        let report = try ReportBuilder.run(try ReportRequest(fields: []), on: try ReportBuilder.open(path))
+        #expect(report.rows.map(\.postbacks) == [0])
+    }
+}
