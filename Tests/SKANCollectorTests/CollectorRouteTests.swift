@@ -62,6 +62,17 @@ struct CollectorRouteTests {
         }
     }
 
+    @Test("echoes an unknown version of 60 KB only as an excerpt", arguments: Transport.allCases)
+    func hugeVersionNotEchoed(transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
+            let version = String(repeating: "9", count: 60_000)
+            let reply = try await H.post(client, Array(#"{"version":"\#(version)","transaction-id":"t"}"#.utf8))
+            #expect(reply.status == 400)
+            #expect(H.json(reply.body)["status"] as? String == "unsupported-version")
+            #expect(reply.body.utf8.count < 400, "\(reply.body.utf8.count) bytes echoed")
+        }
+    }
+
     @Test("answers 413 for a body over the limit", arguments: Transport.allCases)
     func tooLarge(transport: Transport) async throws {
         try await H.withCollector(transport) { _, client in

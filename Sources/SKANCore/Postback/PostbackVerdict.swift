@@ -81,7 +81,8 @@ public enum PostbackVerdict: Sendable, Hashable {
         case .invalidSignature(_, let reason): reason
         case .malformed(let malformed): malformed.reason
         case .unsupportedVersion(let version, _):
-            "version \(JSONWriter.quoted(version)) is not one of \(PostbackVersion.allCases.map(\.rawValue).joined(separator: ", "))"
+            // The version is echoed to the client and stored: cut, like every value a reason quotes.
+            "version \(JSONWriter.quoted(Excerpt.of(version, maximumBytes: 80))) is not one of \(PostbackVersion.allCases.map(\.rawValue).joined(separator: ", "))"
         }
     }
 

@@ -48,10 +48,13 @@ extension SQLitePostbackStore {
             case .rejected(let rejected):
                 let statement = try db.cachedStatement(sql: insertRejection)
                 let body = rejected.rawBody.prefix(cap.maximumBodyBytes)
+                // Every value a client chose is cut, so that a row's size has the bound the cap states.
+                let value = { (text: String) in Excerpt.of(text, maximumBytes: cap.maximumValueBytes) }
                 try statement.execute(arguments: [
-                    Timestamp.iso8601(rejected.receivedAt), rejected.status, rejected.field, rejected.reason,
-                    rejected.version, rejected.transactionID, rejected.adNetworkID, rejected.endpoint,
-                    rejected.rawBody.count, Data(body),
+                    Timestamp.iso8601(rejected.receivedAt), rejected.status, rejected.field.map(value),
+                    Excerpt.of(rejected.reason, maximumBytes: cap.maximumReasonBytes),
+                    rejected.version.map(value), rejected.transactionID.map(value), rejected.adNetworkID.map(value),
+                    value(rejected.endpoint), rejected.rawBody.count, Data(body),
                 ])
                 rejections += 1
                 changes[StatCounter.rejectedPrefix + rejected.status, default: 0] += 1
