@@ -39,7 +39,8 @@ struct InputHardeningCLITests {
         try handle.close()
         let (status, peak) = try SkanProcess.runMeasuringMemory(["verify", "--format", "json", path])
         #expect(status == 1, "every record is malformed")
-        // All 240 records in one batch cost at least 240 MB; bounded batches keep a few of 8 MiB.
-        #expect(peak < 150_000_000, "peak resident memory \(peak) bytes")
+        // All 240 records in one batch took 625 MB (their JSON lines echo each 1 MB id); batches bounded at 8 MiB
+        // keep 146-160 MB (debug build). 300 MB is the bound the issue sets for 3 GB of such records.
+        #expect(peak < 300_000_000, "peak resident memory \(peak) bytes")
     }
 }
