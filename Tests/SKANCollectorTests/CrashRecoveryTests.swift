@@ -80,14 +80,17 @@ struct CrashRecoveryTests {
 final class ServerProcess: @unchecked Sendable {
     let process: Process
     let port: Int
+    /// What the server logs, readable once it has exited.
+    let errors = Pipe()
 
-    init(binary: String, database: String) throws {
+    init(binary: String, database: String, logLevel: String = "warning") throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--db", database, "--port", "0", "--log-level", "warning", "--apple-key-p256",
+        process.arguments = ["serve", "--db", database, "--port", "0", "--log-level", logLevel, "--apple-key-p256",
                              TestPostbacks.keys.appendingPathComponent("simulated-apple-p256-public-key.pem").path]
         let output = Pipe()
         process.standardOutput = output
+        process.standardError = errors
         try process.run()
         // The server prints one line with its port once it listens.
         var text = ""
@@ -106,6 +109,8 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     func kill(_ signal: Int32) { Foundation.kill(process.processIdentifier, signal) }
+    /// Everything the server wrote to standard error; call after it exited.
+    func log() -> String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
     func waitUntilExit() { process.waitUntilExit() }
     var terminationSignal: Int32? { process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil }
     var exitStatus: Int32? { process.terminationReason == .exit ? process.terminationStatus : nil }

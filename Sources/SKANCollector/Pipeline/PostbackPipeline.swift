@@ -89,11 +89,16 @@ public struct PostbackPipeline: Sendable {
             return Judged(entry: .accepted(AcceptedPostback(verified: verified, rawBody: body, receivedAt: receivedAt,
                                                             endpoint: endpoint)), verdict: verdict)
         }
+        // What the client sent is escaped and cut before any handler sees it: a refusal is logged before (or
+        // because) its values failed their checks.
         var metadata: Logger.Metadata = [
-            "status": "\(verdict.status.rawValue)", "field": "\(verdict.field ?? "-")",
-            "transaction-id": "\(verdict.transactionID ?? "-")", "reason": "\(verdict.reason ?? "")",
+            "status": "\(verdict.status.rawValue)", "field": "\(Excerpt.printable(verdict.field ?? "-", maximumBytes: 64))",
+            "transaction-id": "\(Excerpt.printable(verdict.transactionID ?? "-", maximumBytes: 128))",
+            "reason": "\(Excerpt.printable(verdict.reason ?? "", maximumBytes: 256))",
         ]
-        if logsBodies { metadata["body"] = "\(String(decoding: body, as: UTF8.self))" }
+        if logsBodies {
+            metadata["body"] = "\(Excerpt.printable(String(decoding: body, as: UTF8.self), maximumBytes: 4096))"
+        }
         logger.debug("refused a postback", metadata: metadata)
         return Judged(entry: .rejected(RejectedPostback(verdict: verdict, rawBody: body, receivedAt: receivedAt,
                                                         endpoint: endpoint)), verdict: verdict)
