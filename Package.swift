@@ -81,6 +81,7 @@ let package = Package(
             name: "SKANReports",
             dependencies: [
                 "SKANCore",
+                "SKANStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "CSV", package: "CSV.swift"),

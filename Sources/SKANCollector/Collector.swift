@@ -24,6 +24,8 @@ public struct Collector: Sendable {
     public let pipeline: PostbackPipeline
     /// What `GET /metrics` reports.
     public let metrics: CollectorMetrics
+    /// Where store failures are logged, rate-limited.
+    let failureLog: StoreFailureLog
     let logger: Logger
 
     /// Makes a collector over `store`, trusting the keys of `verifier`.
@@ -34,7 +36,10 @@ public struct Collector: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        writer = GroupCommitWriter(store: store, commitInterval: configuration.commitInterval)
+        let failureLog = StoreFailureLog(logger: logger)
+        self.failureLog = failureLog
+        writer = GroupCommitWriter(store: store, commitInterval: configuration.commitInterval,
+                                   onFailure: failureLog.record)
         pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger,
                                     logsBodies: configuration.logsBodies, now: now)
         metrics = CollectorMetrics()
@@ -42,7 +47,8 @@ public struct Collector: Sendable {
 
     /// The routes, for router-level tests and for embedding in another application.
     public var router: Router<BasicRequestContext> {
-        CollectorRouter.make(pipeline: pipeline, store: store, metrics: metrics, configuration: configuration)
+        CollectorRouter.make(pipeline: pipeline, store: store, metrics: metrics, failureLog: failureLog,
+                             configuration: configuration)
     }
 
     /// The HTTP application, not yet running. `onServerRunning` receives the bound port (useful with port 0).
@@ -83,13 +89,18 @@ public struct Collector: Sendable {
         } catch {
             failure = error
         }
+        var closeFailure: StoreError?
         do {
             try await store.close()
         } catch {
-            logger.error("cannot close the store", metadata: ["error": "\(error)"])
+            closeFailure = error
         }
         if let failure {
             throw CollectorError(.serviceFailed, "the collector stopped: \(failure)")
+        }
+        // A store that cannot close may not hold what was acknowledged: not a clean stop, whatever came before.
+        if let closeFailure {
+            throw CollectorError(.serviceFailed, "cannot close the store: \(closeFailure.reason)")
         }
         logger.info("stopped; the store is closed")
     }

@@ -14,6 +14,10 @@ public protocol PostbackStore: Sendable {
     /// Counts of what the store holds.
     func stats() async throws(StoreError) -> StoreStats
 
+    /// Whether the store can take and serve postbacks now: `nil` when it can, else what is wrong. Cheap enough
+    /// for a health check every few seconds.
+    func health() async -> StoreError?
+
     /// Closes the store; later calls fail.
     func close() async throws(StoreError)
 }

@@ -18,6 +18,9 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let readFailed = Code("read-failed")
         /// The writer has shut down and takes no more postbacks.
         public static let closed = Code("closed")
+        /// The database file at the store's path is no longer the one it opened (removed, or replaced): writes
+        /// would go to a file nobody will read again.
+        public static let fileReplaced = Code("file-replaced")
 
         public var description: String { name }
     }

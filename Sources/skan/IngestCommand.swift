@@ -38,8 +38,9 @@ struct IngestCommand: AsyncParsableCommand {
         let verifier = PostbackVerifier(keyRing: try keys.keyRing())
         try RecordReader.checkReadable(files)
         let store = try storage.open(db)
-        let writer = GroupCommitWriter(store: store)
-        let pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: .init(label: "skan.ingest"))
+        let logger = Logger(label: "skan.ingest")
+        let writer = GroupCommitWriter(store: store, onFailure: StoreFailureLog(logger: logger).record)
+        let pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger)
         var progress = IngestProgress(totalBytes: files.reduce(0) { $0 + RecordReader.size(of: $1) })
         var counts: [PostbackReply.Outcome: Int] = [:]
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -20,6 +20,7 @@ final class CountingStore: PostbackStore {
         try await inner.postbacks(transactionID: transactionID)
     }
     func stats() async throws(StoreError) -> StoreStats { try await inner.stats() }
+    func health() async -> StoreError? { await inner.health() }
     func close() async throws(StoreError) { try await inner.close() }
 }
 

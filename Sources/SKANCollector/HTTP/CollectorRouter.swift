@@ -6,7 +6,13 @@ import SKANStore
 /// The collector's routes: `POST` postbacks on the configured paths, and the read-only `GET` endpoints.
 enum CollectorRouter {
     static func make(pipeline: PostbackPipeline, store: any PostbackStore, metrics: CollectorMetrics,
-                     configuration: CollectorConfiguration) -> Router<BasicRequestContext> {
+                     failureLog: StoreFailureLog, configuration: CollectorConfiguration) -> Router<BasicRequestContext> {
+        // A client learns that the store failed and its code, never the database's own message (paths, SQL):
+        // that goes to the log.
+        @Sendable func unavailable(_ error: StoreError) -> Response {
+            failureLog.record(error, entries: 0)
+            return HTTPReplies.json(503, PostbackReply(.unavailable, reason: "the store failed (\(error.code)); retry later").json)
+        }
         let router = Router(context: BasicRequestContext.self)
         for path in configuration.postbackPaths {
             router.post(RouterPath(path)) { request, _ in
@@ -17,31 +23,38 @@ enum CollectorRouter {
             }
         }
         router.get("/healthz") { _, _ in
-            HTTPReplies.json(200, #"{"status":"ok"}"#)
+            // The store is the part that can fail under a running server (disk, file removed, locked database).
+            guard let problem = await store.health() else { return HTTPReplies.json(200, #"{"status":"ok"}"#) }
+            failureLog.record(problem, entries: 0)
+            var writer = JSONWriter()
+            writer.string("status", "unavailable")
+            writer.string("part", "store")
+            writer.string("reason", "\(problem.code)")
+            return HTTPReplies.json(503, writer.json)
         }
         router.get("/metrics") { _, _ in
             HTTPReplies.text(200, metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
         router.get("/stats") { _, _ in
-            do {
+            do throws(StoreError) {
                 return HTTPReplies.json(200, try await store.stats().json)
             } catch {
-                return HTTPReplies.json(503, PostbackReply(.unavailable, reason: "\(error)").json)
+                return unavailable(error)
             }
         }
         router.get("/postbacks/:transactionID") { _, context in
             let transactionID = context.parameters.get("transactionID") ?? ""
-            do {
+            do throws(StoreError) {
                 let stored = try await store.postbacks(transactionID: transactionID)
                 if stored.isEmpty {
                     var writer = JSONWriter()
                     writer.string("status", "not-found")
-                    writer.string("reason", "no postback has transaction-id \(transactionID)")
+                    writer.string("reason", "no postback has transaction-id \(Excerpt.of(transactionID, maximumBytes: 128))")
                     return HTTPReplies.json(404, writer.json)
                 }
                 return HTTPReplies.json(200, "[" + stored.map(StoredPostbackJSON.json).joined(separator: ",") + "]")
             } catch {
-                return HTTPReplies.json(503, PostbackReply(.unavailable, reason: "\(error)").json)
+                return unavailable(error)
             }
         }
         return router

@@ -47,7 +47,7 @@ public struct PostbackPipeline: Sendable {
     public func receive(_ body: [UInt8], endpoint: String, completion: @escaping @Sendable (Result) -> Void) {
         let judged = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint)
         writer.submit([judged.entry]) { [self] stored in
-            completion(result(judged, outcomes(stored, count: 1)?[0]))
+            completion(result(judged, stored.map { $0[0] }))
         }
     }
 
@@ -74,7 +74,7 @@ public struct PostbackPipeline: Sendable {
                   receivedAt: judged.1.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         }
         let outcomes = await store(entries.map(\.entry))
-        return entries.enumerated().map { result($1, outcomes?[$0]) }
+        return entries.enumerated().map { index, entry in result(entry, outcomes.map { $0[index] }) }
     }
 
     private struct Judged {
@@ -104,37 +104,31 @@ public struct PostbackPipeline: Sendable {
                                                         endpoint: endpoint)), verdict: verdict)
     }
 
-    /// The outcomes, or `nil` when the store failed.
-    private func store(_ entries: [StoreEntry]) async -> [StoreOutcome]? {
+    /// The outcomes, or the store's error. The writer's failure observer logs a failure, once per transaction:
+    /// logging it here repeated one failure for every postback of the batch.
+    private func store(_ entries: [StoreEntry]) async -> Swift.Result<[StoreOutcome], StoreError> {
         do {
-            return try await writer.submit(entries)
+            return .success(try await writer.submit(entries))
         } catch {
-            return outcomes(.failure(error), count: entries.count)
+            return .failure(error)
         }
     }
 
-    /// The outcomes of a submission of `count` entries, or `nil` (logged) when the store failed.
-    private func outcomes(_ stored: Swift.Result<[StoreOutcome], StoreError>, count: Int) -> [StoreOutcome]? {
-        switch stored {
-        case .success(let outcomes):
-            return outcomes
-        case .failure(let error):
-            logger.error("cannot store postbacks", metadata: ["count": "\(count)", "error": "\(error)"])
-            return nil
-        }
-    }
-
-    private func result(_ judged: Judged, _ outcome: StoreOutcome?) -> Result {
+    private func result(_ judged: Judged, _ outcome: Swift.Result<StoreOutcome, StoreError>) -> Result {
         let version = judged.verdict.version
         guard case .valid = judged.verdict else {
             // A refusal is answered 400 even if recording it failed: the client's body is at fault either way.
             return Result(reply: PostbackReply(refusing: judged.verdict), version: version)
         }
         switch outcome {
-        case .stored: return Result(reply: PostbackReply(.accepted), version: version)
-        case .duplicate: return Result(reply: PostbackReply(.duplicate), version: version)
-        case .rejectionRecorded, nil:
+        case .success(.stored): return Result(reply: PostbackReply(.accepted), version: version)
+        case .success(.duplicate): return Result(reply: PostbackReply(.duplicate), version: version)
+        case .success(.rejectionRecorded):
             return Result(reply: PostbackReply(.unavailable, reason: "the postback could not be stored; retry later"),
+                          version: version)
+        case .failure(let error):
+            // The store's code, not its message: that may name paths and SQL, and goes to the log instead.
+            return Result(reply: PostbackReply(.unavailable, reason: "the postback could not be stored (\(error.code)); retry later"),
                           version: version)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SKANStore
 
 /// Collects output bytes and hands them to a file descriptor in large writes, so that streaming millions of
 /// rows costs a system call per megabyte, not per row. Used from one thread at a time.

@@ -12,6 +12,9 @@ public final class SQLitePostbackStore: PostbackStore {
     private let cap: RejectionCap
     /// The file, or `nil` in memory.
     private let path: String?
+    /// The file opened at `path`, to notice when the path leads elsewhere (the file or its folder removed, or
+    /// another file moved in): SQLite would go on writing to the open, unlinked file and lose every postback.
+    private let identity: FileIdentity?
 
     /// Opens (creating when missing) the database at `path` and brings its schema up to date.
     public init(path: String, durability: SQLiteDurability = .full, rejectionCap: RejectionCap = RejectionCap())
@@ -33,6 +36,7 @@ public final class SQLitePostbackStore: PostbackStore {
         }
         cap = rejectionCap
         self.path = path
+        identity = FileIdentity(path: path)
         try migrate()
     }
 
@@ -45,6 +49,7 @@ public final class SQLitePostbackStore: PostbackStore {
         }
         cap = rejectionCap
         path = nil
+        identity = nil
         try migrate()
     }
 
@@ -71,6 +76,9 @@ public final class SQLitePostbackStore: PostbackStore {
     }
 
     public func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
+        // One stat(2) per transaction, beside its fsync: an acknowledgement must never go out for a write into a
+        // file that is gone.
+        try checkFile()
         let cap = cap
         do {
             return try await database.write { db in try Self.write(entries, cap: cap, in: db) }
@@ -115,13 +123,40 @@ public final class SQLitePostbackStore: PostbackStore {
         }
     }
 
+    /// `nil` when the file at the store's path is the one it opened and a read succeeds.
+    public func health() async -> StoreError? {
+        do {
+            try checkFile()
+            _ = try await database.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+            return nil
+        } catch let error as StoreError {
+            return error
+        } catch {
+            return StoreError(.readFailed, "cannot read the database: \(error)")
+        }
+    }
+
+    /// Throws when the path no longer leads to the file this store opened.
+    private func checkFile() throws(StoreError) {
+        guard let path, let identity, FileIdentity(path: path) != identity else { return }
+        throw StoreError(.fileReplaced, "the database file \(path) was removed or replaced while the store had it open")
+    }
+
     /// Closes the database so that it is whole in its main file: no `-wal` or `-shm` is left beside it.
     ///
     /// GRDB closes a pool's writer before its readers, and SQLite keeps the WAL when the last connection to close
     /// is a read-only one, so a pool that has served reads left a WAL behind. The WAL is therefore checkpointed
     /// into the main file and truncated first (the data no longer depends on it), and a last read-write connection
     /// of our own, closing alone, then deletes both files.
+    ///
+    /// Throws when the file was removed or replaced while open: whatever was written since went to a file that
+    /// is gone, and the caller must not report a clean stop.
     public func close() async throws(StoreError) {
+        if let path, let identity, FileIdentity(path: path) != identity {
+            try? database.close()
+            throw StoreError(.fileReplaced, "the database file \(path) was removed or replaced while the store had it "
+                             + "open; what was written since is not in it")
+        }
         do {
             if path != nil {
                 _ = try await database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }

@@ -9,6 +9,10 @@ import Synchronization
 public final class GroupCommitWriter: Sendable {
     /// Called once, from the writer, with a submission's outcomes or the error that stopped its transaction.
     public typealias Completion = @Sendable (Result<[StoreOutcome], StoreError>) -> Void
+    /// Called once per failed transaction, from the writer, with the error and how many entries it lost: the
+    /// one place to log a store failure (every caller of the batch also receives the error, and logging there
+    /// repeated one failure per postback).
+    public typealias FailureObserver = @Sendable (StoreError, _ entries: Int) -> Void
 
     private struct Pending {
         let entries: [StoreEntry]
@@ -24,6 +28,7 @@ public final class GroupCommitWriter: Sendable {
     private let maximumBatch: Int
     private let commitInterval: Duration
     private let sleep: @Sendable (Duration) async -> Void
+    private let onFailure: FailureObserver?
     private let state = Mutex(State())
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
@@ -35,9 +40,12 @@ public final class GroupCommitWriter: Sendable {
     /// interval (counted from that transaction's start) before taking the next batch, so that more entries share
     /// each commit and its fsync. A writer that was idle commits at once; the wait only comes between back-to-back
     /// commits, and adds at most the interval to a reply. `sleep` does the waiting (tests pass one that returns).
+    /// `onFailure` hears of each failed transaction once.
     public init(store: any PostbackStore, maximumBatch: Int = 2048, commitInterval: Duration = .zero,
-                sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) }) {
+                sleep: @escaping @Sendable (Duration) async -> Void = { try? await Task.sleep(for: $0) },
+                onFailure: FailureObserver? = nil) {
         self.store = store
+        self.onFailure = onFailure
         self.maximumBatch = maximumBatch
         self.commitInterval = commitInterval
         self.sleep = sleep
@@ -110,6 +118,7 @@ public final class GroupCommitWriter: Sendable {
                     offset += pending.entries.count
                 }
             } catch {
+                onFailure?(error, batch.reduce(0) { $0 + $1.entries.count })
                 for pending in batch { pending.completion(.failure(error)) }
             }
             let rest = commitInterval - (ContinuousClock.now - started)
