@@ -50,7 +50,7 @@ struct CrashRecoveryTests {
             }
         }
         try await client.shutdown()
-        first.waitUntilExit()
+        await first.waitUntilExit()
         #expect(first.terminationSignal == SIGKILL)
 
         let ids = acknowledged.ids.withLock { $0 }
@@ -67,7 +67,7 @@ struct CrashRecoveryTests {
         #expect(stats.status == .ok)
         _ = try await stats.body.collect(upTo: 4096)
         second.kill(SIGTERM)
-        second.waitUntilExit()
+        await second.waitUntilExit()
         #expect(second.exitStatus == 0)
         // Closed cleanly: the database is whole in its file, with no WAL or shared-memory file beside it.
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
@@ -111,7 +111,16 @@ final class ServerProcess: @unchecked Sendable {
     func kill(_ signal: Int32) { Foundation.kill(process.processIdentifier, signal) }
     /// Everything the server wrote to standard error; call after it exited.
     func log() -> String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-    func waitUntilExit() { process.waitUntilExit() }
+    /// Waits on a Dispatch thread: blocking one of Swift's few concurrency threads starved the HTTP tests that
+    /// run beside this one.
+    func waitUntilExit() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                self.process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+    }
     var terminationSignal: Int32? { process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil }
     var exitStatus: Int32? { process.terminationReason == .exit ? process.terminationStatus : nil }
 }

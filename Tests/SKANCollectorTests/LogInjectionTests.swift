@@ -24,7 +24,7 @@ struct LogInjectionTests {
         #expect(response.status == .badRequest)
         _ = try await response.body.collect(upTo: 4096)
         server.kill(SIGTERM)
-        server.waitUntilExit()
+        await server.waitUntilExit()
         let log = server.log()
         #expect(log.contains("refused a postback"), "\(log)")
         #expect(!log.split(separator: "\n").contains { $0.hasPrefix("2026-01-01T00:00:00+0000 critical") })

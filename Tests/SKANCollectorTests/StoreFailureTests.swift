@@ -138,7 +138,7 @@ struct RemovedDatabaseTests {
         }
         #expect(try await health() == 503)
         server.kill(SIGTERM)
-        server.waitUntilExit()
+        await server.waitUntilExit()
         #expect(server.exitStatus != 0)
         let log = server.log()
         let lines = log.split(separator: "\n").filter { $0.contains("the store failed") }

@@ -1,4 +1,12 @@
 import Foundation
+import Testing
+
+/// Every suite that runs the `skan` binary, one test at a time.
+///
+/// These tests block their thread while a child process runs (up to seconds); run side by side they held both of
+/// a two-core machine's concurrency threads, and the HTTP tests running meanwhile starved and timed out.
+@Suite("skan as a process", .serialized)
+enum CommandLineSuites {}
 
 /// Runs the built `skan` binary, as a user would, and captures what it prints and its exit status.
 struct SkanProcess {
