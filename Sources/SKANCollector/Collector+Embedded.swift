@@ -10,13 +10,10 @@ extension Collector {
         whileRunning body: @escaping @Sendable (Int) async throws -> Result
     ) async throws -> Result {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            // The writer first, so that it stops last, after the server's in-flight requests.
-            services: [WriterService(writer: writer), application(onServerRunning: { port in
-                portContinuation.yield(port)
-                portContinuation.finish()
-            })],
-            logger: logger))
+        let group = serviceGroup { port in
+            portContinuation.yield(port)
+            portContinuation.finish()
+        }
         return try await withThrowingTaskGroup(of: Result?.self) { tasks in
             tasks.addTask {
                 try await group.run()

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import UnixSignals
 import SKANCore
 import SKANStore
 
@@ -58,16 +59,20 @@ public struct Collector: Sendable {
         let configuration = configuration
         let (pipeline, metrics) = (pipeline, metrics)
         let date = HTTPDate()
+        // Built per connection: each handler holds one connection's state.
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            guard configuration.answersPostbacksOnEventLoop else { return [] }
-            return [PostbackFastPath(pipeline: pipeline, metrics: metrics, paths: configuration.postbackPaths,
-                                     limit: configuration.bodyLimit, date: date)]
+            let deadline = ConnectionDeadline(idleTimeout: configuration.idleTimeout,
+                                              requestTimeout: configuration.requestTimeout)
+            guard configuration.answersPostbacksOnEventLoop else { return [deadline] }
+            return [deadline, PostbackFastPath(pipeline: pipeline, metrics: metrics, paths: configuration.postbackPaths,
+                                               limit: configuration.bodyLimit, date: date)]
         }
         return Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
             configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                availableConnectionsDelegate: configuration.maximumConnections.map { .maximum($0, logger: logger) }),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             eventLoopGroupProvider: configuration.eventLoopThreads.map {
                 .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0))
@@ -75,14 +80,25 @@ public struct Collector: Sendable {
             logger: logger)
     }
 
+    /// The writer and the HTTP server as one service group: the one place they are composed.
+    ///
+    /// The writer comes first so that it shuts down last (services stop in reverse order): the server's requests
+    /// already read still reach the database. A graceful shutdown that outlasts the configuration's shutdown
+    /// timeout is cut short: the group cancels the services, closing the connections of clients still sending.
+    func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [],
+                      onServerRunning: @escaping @Sendable (Int) async -> Void) -> ServiceGroup {
+        var group = ServiceGroupConfiguration(
+            services: [WriterService(writer: writer), application(onServerRunning: onServerRunning)],
+            gracefulShutdownSignals: gracefulShutdownSignals,
+            logger: logger)
+        group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
+        return ServiceGroup(configuration: group)
+    }
+
     /// Serves until SIGINT or SIGTERM, then lets in-flight requests finish, commits what they queued, and closes
     /// the store.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws(CollectorError) {
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            // The writer comes first so that it shuts down last (services stop in reverse order).
-            services: [WriterService(writer: writer), application(onServerRunning: onServerRunning)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], onServerRunning: onServerRunning)
         var failure: (any Error)?
         do {
             try await group.run()

@@ -24,12 +24,25 @@ public struct CollectorConfiguration: Sendable {
     /// The least time between the starts of back-to-back commits (see ``GroupCommitWriter``): under load, more
     /// postbacks share each transaction and its fsync; an idle collector still commits at once.
     public var commitInterval: Duration
+    /// How long a connection may sit between requests, or before its first request's head is complete, before the
+    /// server closes it. nginx allows 75 s of keep-alive and 60 s for a head; a postback is one small request, so
+    /// 30 s is generous.
+    public var idleTimeout: Duration
+    /// How long a client may take to send one request, from its head to the end of its body.
+    public var requestTimeout: Duration
+    /// Connections open at most; past it new ones wait in the kernel's backlog until one closes. `nil`: no limit
+    /// (`skan serve` sets one below the process's descriptor limit, so that accepting never fails with EMFILE).
+    public var maximumConnections: Int?
+    /// How long a graceful shutdown may take: requests already read finish within it, then slow clients are cut.
+    public var shutdownTimeout: Duration
 
     /// Makes a configuration; the defaults serve both paths on loopback port 8080.
     public init(host: String = "127.0.0.1", port: Int = 8080,
                 postbackPaths: [String] = [Self.developerCopyPath, Self.networkPath],
                 bodyLimit: Int = 64 * 1024, logsBodies: Bool = false, eventLoopThreads: Int? = nil,
-                answersPostbacksOnEventLoop: Bool = true, commitInterval: Duration = .milliseconds(2)) {
+                answersPostbacksOnEventLoop: Bool = true, commitInterval: Duration = .milliseconds(2),
+                idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(30),
+                maximumConnections: Int? = nil, shutdownTimeout: Duration = .seconds(10)) {
         self.host = host
         self.port = port
         self.postbackPaths = postbackPaths
@@ -38,6 +51,10 @@ public struct CollectorConfiguration: Sendable {
         self.eventLoopThreads = eventLoopThreads
         self.answersPostbacksOnEventLoop = answersPostbacksOnEventLoop
         self.commitInterval = commitInterval
+        self.idleTimeout = idleTimeout
+        self.requestTimeout = requestTimeout
+        self.maximumConnections = maximumConnections
+        self.shutdownTimeout = shutdownTimeout
     }
 
     func validate() throws(CollectorError) {
@@ -49,6 +66,13 @@ public struct CollectorConfiguration: Sendable {
         }
         if commitInterval < .zero || commitInterval > .seconds(1) {
             throw CollectorError(.invalidConfiguration, "the commit interval must be 0 to 1 s, got \(commitInterval)")
+        }
+        for (name, timeout) in [("idle", idleTimeout), ("request", requestTimeout), ("shutdown", shutdownTimeout)]
+        where timeout <= .zero {
+            throw CollectorError(.invalidConfiguration, "the \(name) timeout must be positive, got \(timeout)")
+        }
+        if let maximumConnections, maximumConnections < 1 {
+            throw CollectorError(.invalidConfiguration, "the connection limit must be at least 1, got \(maximumConnections)")
         }
         if bodyLimit < 1 {
             throw CollectorError(.invalidConfiguration, "the body limit must be at least 1 byte, got \(bodyLimit)")

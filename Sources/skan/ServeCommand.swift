@@ -49,14 +49,40 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Least milliseconds between the starts of back-to-back commits: under load more postbacks share each fsync (0: commit as soon as one ends).")
     var commitIntervalMs: Double = 2
 
+    @Option(help: "Seconds a connection may stay idle, or take to send a request's head, before it is closed.")
+    var idleTimeout: Double = 30
+
+    @Option(help: "Seconds a client may take to send one request, head to end of body.")
+    var requestTimeout: Double = 30
+
+    @Option(help: "Connections held open at most (default: the descriptor limit less \(DescriptorLimit.reserve)); more wait to be accepted.")
+    var maxConnections: Int?
+
+    @Option(help: "Seconds a graceful shutdown (SIGTERM, SIGINT) may take before slow clients are cut off.")
+    var shutdownTimeout: Double = 10
+
     func run() async throws {
         let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
         let verifier = PostbackVerifier(keyRing: try keys.keyRing())
+        let descriptors = DescriptorLimit.raise()
+        let connections = min(maxConnections ?? descriptors.connectionBudget, descriptors.connectionBudget)
+        logger.info("descriptor limit", metadata: [
+            "soft-before": "\(descriptors.previous)", "soft": "\(descriptors.soft)", "hard": "\(descriptors.hard)",
+            "max-connections": "\(connections)",
+        ])
+        if let maxConnections, maxConnections > connections {
+            logger.warning("--max-connections lowered to fit the descriptor limit",
+                           metadata: ["asked": "\(maxConnections)", "used": "\(connections)"])
+        }
         let store = try storage.open(db)
         var configuration = CollectorConfiguration(host: host, port: port, logsBodies: logBodies,
                                                    eventLoopThreads: eventLoops,
                                                    answersPostbacksOnEventLoop: !postbacksViaRouter,
-                                                   commitInterval: .microseconds(Int64(commitIntervalMs * 1000)))
+                                                   commitInterval: .microseconds(Int64(commitIntervalMs * 1000)),
+                                                   idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
+                                                   requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
+                                                   maximumConnections: connections,
+                                                   shutdownTimeout: .milliseconds(Int64(shutdownTimeout * 1000)))
         if !paths.isEmpty { configuration.postbackPaths = paths }
         let collector: Collector
         do {

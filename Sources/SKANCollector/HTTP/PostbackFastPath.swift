@@ -61,6 +61,15 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private var readHeld = false
     /// A graceful-shutdown request held until the postback in hand is answered.
     private var quiesceHeld: Any?
+    /// What would end the connection behind a postback waiting for its commit (the client's half-close, a next
+    /// request the decoder could not parse), held until its reply is written: passed on at once, the router's
+    /// side closed the connection or answered 400 first, and the device never saw the 200 for a stored postback.
+    private var endingsHeld: [Ending] = []
+
+    private enum Ending {
+        case event(Any)
+        case error(any Error)
+    }
     /// The last reply's write, which a close waits for.
     private var replyWritten: EventLoopFuture<Void>?
 
@@ -189,10 +198,10 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        replyWritten = written
         if case .discarding = state {
-            replyWritten = written
+            return
         } else if closes {
-            replyWritten = written
             close(context: context)
         } else {
             resume(context: context)
@@ -217,6 +226,7 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         // router on read-complete), so a replay ends with one.
         if replaying { context.fireChannelReadComplete() }
         if isWaiting { return }
+        releaseEndings(context: context)
         if let event = quiesceHeld, case .idle = state {
             quiesceHeld = nil
             context.fireUserInboundEventTriggered(event)
@@ -227,6 +237,34 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Passes on the held endings once the last reply is written, so that nothing they cause (a close, a 400)
+    /// can overtake it.
+    private func releaseEndings(context: ChannelHandlerContext) {
+        guard !endingsHeld.isEmpty else { return }
+        let endings = endingsHeld
+        endingsHeld = []
+        let bound = NIOLoopBound((context, endings), eventLoop: context.eventLoop)
+        let written = replyWritten ?? context.eventLoop.makeSucceededVoidFuture()
+        written.whenComplete { _ in
+            let (context, endings) = bound.value
+            for ending in endings {
+                switch ending {
+                case .event(let event): context.fireUserInboundEventTriggered(event)
+                case .error(let error): context.fireErrorCaught(error)
+                }
+            }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A decoding error here belongs to a request after the postback in hand (that one was read whole).
+        if case .waiting = state {
+            endingsHeld.append(.error(error))
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+
     private var isWaiting: Bool {
         switch state {
         case .waiting, .closing: true
@@ -235,6 +273,10 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .waiting = state, let channelEvent = event as? ChannelEvent, channelEvent == .inputClosed {
+            endingsHeld.append(.event(event))
+            return
+        }
         // Hummingbird closes a connection it believes idle at once on graceful shutdown; it cannot see a postback
         // that this handler holds, so the event waits until that postback is answered.
         if event is ChannelShouldQuiesceEvent {

@@ -1,0 +1,204 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+@testable import SKANCollector
+import SKANStore
+import SKANTestSupport
+import Synchronization
+import Testing
+
+/// Slow and misbehaving clients on raw connections: what a server facing the internet must bound or answer.
+@Suite("Connection lifetimes", .timeLimit(.minutes(1)))
+struct ConnectionLifetimeTests {
+    enum Path: String, CaseIterable, CustomTestStringConvertible {
+        case eventLoop = "event loop", router
+        var testDescription: String { rawValue }
+        var answersOnEventLoop: Bool { self == .eventLoop }
+    }
+
+    /// What the server did with one connection: everything it sent, and whether it closed the connection
+    /// before `patience` ran out.
+    struct Outcome {
+        let received: String
+        let closedByServer: Bool
+        /// Postbacks the store holds once the exchange is over.
+        var stored = 0
+    }
+
+    /// Runs a collector with short timeouts, connects, sends `bytes` (then half-closes if asked) and reads until
+    /// the server closes or `patience` passes; then counts the postbacks stored.
+    static func connect(_ path: Path, sending bytes: String, halfClose: Bool = false, patience: Duration = .seconds(8),
+                        idleTimeout: Duration = .milliseconds(400), requestTimeout: Duration = .milliseconds(400))
+        async throws -> Outcome {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let configuration = CollectorConfiguration(port: 0, answersPostbacksOnEventLoop: path.answersOnEventLoop,
+                                                   idleTimeout: idleTimeout, requestTimeout: requestTimeout)
+        let collector = try Collector(configuration: configuration,
+                                      store: try SQLitePostbackStore(inMemoryWith: RejectionCap()),
+                                      verifier: TestPostbacks.verifier, logger: logger)
+        return try await collector.serve { port in
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.allowRemoteHalfClosure, value: true)
+                .connect(host: "127.0.0.1", port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
+                            wrappingChannelSynchronously: channel,
+                            configuration: .init(isOutboundHalfClosureEnabled: true))
+                    }
+                }
+            var outcome = try await channel.executeThenClose { inbound, outbound in
+                if !bytes.isEmpty { try await outbound.write(ByteBuffer(string: bytes)) }
+                if halfClose { outbound.finish() }
+                return try await withThrowingTaskGroup(of: Outcome?.self) { group in
+                    group.addTask {
+                        var received = ""
+                        do {
+                            for try await chunk in inbound { received += String(buffer: chunk) }
+                        } catch {
+                            // A reset after the server's close is a close too.
+                        }
+                        return Outcome(received: received, closedByServer: true)
+                    }
+                    group.addTask {
+                        try? await Task.sleep(for: patience)
+                        return nil
+                    }
+                    let first = try await group.next()!
+                    group.cancelAll()
+                    return first ?? Outcome(received: "", closedByServer: false)
+                }
+            }
+            outcome.stored = try await collector.store.stats().postbacks
+            return outcome
+        }
+    }
+
+    static let postback = TestPostbacks.postback().json
+
+    @Test("an idle connection is closed by the server", arguments: Path.allCases)
+    func idle(path: Path) async throws {
+        #expect(try await Self.connect(path, sending: "").closedByServer)
+    }
+
+    @Test("a head that never completes is closed by the server", arguments: Path.allCases)
+    func slowHead(path: Path) async throws {
+        #expect(try await Self.connect(path, sending: "POST /postbacks HTTP/1.1\r\nHost: t\r\nContent-Le").closedByServer)
+    }
+
+    @Test("a body shorter than its Content-Length is closed by the server", arguments: Path.allCases)
+    func shortBody(path: Path) async throws {
+        let request = "POST /postbacks HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n{\"version\""
+        #expect(try await Self.connect(path, sending: request).closedByServer)
+    }
+
+    @Test("after a reply the connection stays open for the idle timeout, then closes", arguments: Path.allCases)
+    func keepAliveThenClose(path: Path) async throws {
+        let outcome = try await Self.connect(path, sending: PostbackFastPathTests.post(Self.postback))
+        #expect(outcome.closedByServer)
+        #expect(PostbackFastPathTests.parse(outcome.received).map(\.status) == [200])
+    }
+
+    @Test("a postback whose client half-closes after sending still gets its 200", arguments: Path.allCases)
+    func halfClose(path: Path) async throws {
+        let outcome = try await Self.connect(path, sending: PostbackFastPathTests.post(Self.postback), halfClose: true,
+                                             idleTimeout: .seconds(5))
+        #expect(PostbackFastPathTests.parse(outcome.received).map(\.status) == [200], "\(outcome.received)")
+        #expect(outcome.stored == 1)
+    }
+
+    @Test("a postback followed by a malformed request gets its 200 before the 400", arguments: Path.allCases)
+    func badNextRequest(path: Path) async throws {
+        let outcome = try await Self.connect(path, sending: PostbackFastPathTests.post(Self.postback) + "GARBAGE\r\n\r\n",
+                                             idleTimeout: .seconds(5))
+        let statuses = PostbackFastPathTests.parse(outcome.received).map(\.status)
+        #expect(statuses.first == 200, "\(outcome.received)")
+        #expect(outcome.stored == 1)
+    }
+}
+
+@Suite("Connection limits and shutdown", .timeLimit(.minutes(1)))
+struct ConnectionLimitTests {
+    static func collector(_ configuration: CollectorConfiguration) throws -> Collector {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return try Collector(configuration: configuration, store: try SQLitePostbackStore(inMemoryWith: RejectionCap()),
+                             verifier: TestPostbacks.verifier, logger: logger)
+    }
+
+    static func open(_ port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+        try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
+    /// Sends a GET of /healthz on a new connection and waits up to `patience` for the status line.
+    static func health(_ port: Int, patience: Duration) async throws -> Bool {
+        let channel = try await open(port)
+        return try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"))
+            return await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    var iterator = inbound.makeAsyncIterator()
+                    guard let chunk = try? await iterator.next() else { return false }
+                    return String(buffer: chunk).hasPrefix("HTTP/1.1 200")
+                }
+                group.addTask {
+                    try? await Task.sleep(for: patience)
+                    return false
+                }
+                let first = await group.next()!
+                group.cancelAll()
+                return first
+            }
+        }
+    }
+
+    @Test("past the connection limit a new connection waits, and is served once another closes")
+    func limit() async throws {
+        let collector = try Self.collector(CollectorConfiguration(port: 0, maximumConnections: 2))
+        try await collector.serve { port in
+            let first = try await Self.open(port), second = try await Self.open(port)
+            // Both slots taken by idle clients: the third connection is not served.
+            #expect(try await Self.health(port, patience: .milliseconds(700)) == false)
+            try await first.channel.close()
+            // Generous: on a loaded two-core machine the accept and reply can take seconds.
+            #expect(try await Self.health(port, patience: .seconds(20)))
+            try await second.channel.close()
+        }
+    }
+
+    @Test("a graceful shutdown cuts a client still sending after the shutdown timeout, not the request timeout")
+    func shutdownDeadline() async throws {
+        let collector = try Self.collector(CollectorConfiguration(port: 0, requestTimeout: .seconds(50),
+                                                                  shutdownTimeout: .milliseconds(500)))
+        let clock = ContinuousClock()
+        let stopped = Mutex<ContinuousClock.Instant?>(nil)
+        let slow = try await collector.serve { port in
+            let channel = try await Self.open(port)
+            try await channel.channel.writeAndFlush(ByteBuffer(
+                string: "POST /postbacks HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"))
+            try await Task.sleep(for: .milliseconds(100))
+            stopped.withLock { $0 = clock.now }
+            return channel
+        }
+        let shutdown = clock.now - stopped.withLock { $0! }
+        try? await slow.channel.close()
+        #expect(shutdown < .seconds(10), "shutdown took \(shutdown)")
+    }
+}
+
+@Suite("Descriptor limit")
+struct DescriptorLimitTests {
+    @Test("the soft limit is raised to the hard one, and connections leave a reserve below it")
+    func raised() {
+        let limit = DescriptorLimit.raise()
+        #expect(limit.soft >= limit.previous)
+        #expect(limit.soft == min(limit.hard, 1 << 20))
+        #expect(limit.connectionBudget == max(1, limit.soft - DescriptorLimit.reserve))
+    }
+}
