@@ -30,8 +30,10 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         /// Reading a postback's body.
         case reading(Reading)
         /// Answered before the body was read whole; the rest is read and dropped up to its end (closing then, if
-        /// asked: a connection closed with bytes unread is reset, and the reset can destroy the reply in flight).
-        case discarding(closesAtEnd: Bool)
+        /// asked: a connection closed with bytes unread is reset, and the reset can destroy the reply in flight),
+        /// or until `budget` bytes more were dropped, when the connection closes anyway: a client may not make the
+        /// server read an endless body it already refused. (``ConnectionDeadline`` bounds the time.)
+        case discarding(closesAtEnd: Bool, budget: Int)
         /// The postback is verified and queued; the reply comes when it commits. Inbound parts queue meanwhile.
         case waiting
         /// Answered, and the connection closes: nothing more is read.
@@ -46,6 +48,9 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         /// parts appended to it.
         var body: ByteBuffer?
     }
+
+    /// Bytes of a refused body read and dropped at most before the connection is closed.
+    static let discardBudget = 1 << 20
 
     private let pipeline: PostbackPipeline
     private let metrics: CollectorMetrics
@@ -118,7 +123,7 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 if (reading.body?.readableBytes ?? 0) + chunk.readableBytes > limit {
                     // Answered at once; the rest of the body is dropped unread into memory, then the connection
                     // closes.
-                    state = .discarding(closesAtEnd: true)
+                    state = .discarding(closesAtEnd: true, budget: Self.discardBudget)
                     let result = PostbackPipeline.Result(reply: PostbackRequestRules.tooLarge(limit: limit), version: nil)
                     return reply(result, start: reading.start, closes: true, context: context)
                 }
@@ -132,7 +137,13 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
             case .end:
                 verifyAndStore(reading, context: context)
             }
-        case .discarding(let closesAtEnd):
+        case .discarding(let closesAtEnd, let budget):
+            if case .body(let chunk) = part {
+                let left = budget - chunk.readableBytes
+                if left < 0 { return close(context: context) }
+                state = .discarding(closesAtEnd: closesAtEnd, budget: left)
+                return
+            }
             guard case .end = part else { return }
             if closesAtEnd {
                 close(context: context)
@@ -162,7 +173,7 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         if let refusal = PostbackRequestRules.refusal(for: head.headerFields, limit: limit) {
             // A declared length over the limit closes the connection after the body; a wrong type keeps it.
             let closes = closesAfter || refusal.outcome == .tooLarge
-            state = .discarding(closesAtEnd: closes)
+            state = .discarding(closesAtEnd: closes, budget: Self.discardBudget)
             return reply(.init(reply: refusal, version: nil), start: start, closes: closes, context: context)
         }
         state = .reading(Reading(endpoint: endpoint, start: start, closesAfter: closesAfter, body: nil))
