@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import SKANCollector
 import SKANCore
@@ -59,6 +60,19 @@ struct CollectorRouteTests {
             #expect(reply.status == 400)
             #expect(H.json(reply.body)["status"] as? String == "unsupported-version")
             #expect(H.json(reply.body)["field"] as? String == "version")
+        }
+    }
+
+    @Test("other methods on a postback path are 405 with Allow: POST", arguments: Transport.allCases)
+    func methodNotAllowed(transport: Transport) async throws {
+        try await H.withCollector(transport) { _, client in
+            for method in [HTTPRequest.Method.put, .get, .delete] {
+                try await client.execute(uri: "/postbacks", method: method, body: ByteBuffer(string: "{}")) { response in
+                    #expect(response.status.code == 405, "\(method)")
+                    #expect(response.headers[.allow] == "POST")
+                    #expect(H.json(String(buffer: response.body))["status"] as? String == "method-not-allowed")
+                }
+            }
         }
     }
 

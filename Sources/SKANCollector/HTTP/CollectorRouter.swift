@@ -21,6 +21,14 @@ enum CollectorRouter {
                 metrics.record(result.reply, version: result.version, since: start)
                 return HTTPReplies.reply(result.reply)
             }
+            // RFC 9110 §15.5.6: a known resource answers other methods 405 with the methods it allows, not 404.
+            for method in [HTTPRequest.Method.get, .put, .delete, .patch] {
+                router.on(RouterPath(path), method: method) { _, _ in
+                    var reply = HTTPReplies.json(405, #"{"status":"method-not-allowed","reason":"postbacks are POSTed"}"#)
+                    reply.headers[.allow] = "POST"
+                    return reply
+                }
+            }
         }
         router.get("/healthz") { _, _ in
             // The store is the part that can fail under a running server (disk, file removed, locked database).
