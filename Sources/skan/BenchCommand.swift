@@ -64,7 +64,7 @@ struct CoreBench: ParsableCommand {
         }
         if wants("sign-impression-p256") {
             let networkKey = try ECPrivateKey.generate(curve: .p256)
-            let signer = try ImpressionSigner(key: networkKey)
+            let signer = ImpressionSigner(key: networkKey)
             let impression = Impression(version: .v4_0, adNetworkID: "example.skadnetwork", sourceIdentifier: 5239,
                                         itunesItemID: 525463029, sourceAppID: 0, timestamp: 1_700_000_000_000)
             let signRate = Self.measure(seconds: seconds, threads: 1) { _ in _ = try? signer.sign(impression) }

@@ -10,6 +10,8 @@ struct KeygenCommand: ParsableCommand {
         discussion: """
             Writes DIR/private-key.pem (SEC1 EC PRIVATE KEY, as 'openssl ecparam -name prime256v1 -genkey -noout' \
             writes) and DIR/public-key.pem, then prints the Base64 public key that you register with Apple. \
+            The key is always P-256, the curve Apple asks for today; 'skan sign' and 'skan verify-impression' \
+            also take the P-192 keys that networks registered in mid-2020, but a new network should not make one. \
             Refuses to overwrite an existing private key unless --force is given.
             """
     )

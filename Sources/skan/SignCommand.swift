@@ -7,17 +7,19 @@ import SKANCore
 struct SignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign",
-        abstract: "Sign an ad impression (or a CSV of them) with your ad network's P-256 key.",
+        abstract: "Sign an ad impression (or a CSV of them) with your ad network's P-256 or P-192 key.",
         discussion: """
             Prints the signed impression as JSON in the shape a device takes: the StoreKit parameter dictionary \
             for StoreKit-rendered ads, SKAdImpression properties for view-through ads (--fidelity-type 0), the web \
             AdImpressionResponse when --source-domain is given. With --input, signs one impression per CSV row \
             (header names are the long option names, e.g. version,ad-network-id,campaign-id,itunes-item-id,\
-            source-app-id) and prints JSON lines; a bad row is reported on standard error and the rest go on.
+            source-app-id) and prints JSON lines; a bad row is reported on standard error and the rest go on. \
+            The key may be P-256 (what Apple asks for today) or P-192 (prime192v1, what Apple asked for in mid-2020; \
+            devices still accept impressions signed with it); a key on any other curve is refused.
             """
     )
 
-    @Option(help: "Your ad network's private key (PEM: EC PRIVATE KEY or PRIVATE KEY).")
+    @Option(help: "Your ad network's P-256 or P-192 private key (PEM: EC PRIVATE KEY or PRIVATE KEY).")
     var key: String
 
     @Option(help: "CSV file of impressions to sign, one per row.")
@@ -74,10 +76,7 @@ struct SignCommand: ParsableCommand {
     }
 
     func run() throws {
-        let signer: ImpressionSigner
-        do { signer = try ImpressionSigner(key: try KeyFiles.privateKey(key)) } catch let error as SKANError {
-            throw CLIError(error)
-        }
+        let signer = ImpressionSigner(key: try KeyFiles.privateKey(key))
         let format = self.format.flatMap(ImpressionFormat.init(rawValue:))
         guard let input else {
             let values = Dictionary(uniqueKeysWithValues: zip(Self.fieldNames, [

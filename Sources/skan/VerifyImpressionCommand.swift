@@ -10,12 +10,14 @@ struct VerifyImpressionCommand: ParsableCommand {
         discussion: """
             Reads impressions (StoreKit parameter dictionaries, SKAdImpression properties or web \
             AdImpressionResponse objects, as 'skan sign' prints them; one JSON object or JSON lines) and prints \
-            valid or the reason a device would refuse each one. Exit status: 0 when all are valid, 1 otherwise, \
-            2 for usage errors.
+            valid or the reason a device would refuse each one. The key may be P-256 or P-192 (networks that \
+            registered in mid-2020 still sign with prime192v1 keys, and devices accept them); the key file says \
+            which. Exit status: 0 when all are valid, 1 otherwise, 2 for usage errors (a key on any other curve \
+            among them).
             """
     )
 
-    @Option(name: .customLong("public-key"), help: "The ad network's P-256 public key: a PEM or Base64 file, or the Base64 itself.")
+    @Option(name: .customLong("public-key"), help: "The ad network's P-256 or P-192 public key: a PEM or Base64 file, or the Base64 itself.")
     var publicKey: String
 
     @Argument(help: "Impression files; '-' or none for standard input.")

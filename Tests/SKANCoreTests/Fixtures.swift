@@ -14,6 +14,30 @@ enum Fixtures {
         try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
     }
 
+    /// A test key file's text (`Keys/test/<name>`).
+    static func testKey(_ name: String) throws -> String {
+        try String(contentsOf: keys.appendingPathComponent("test").appendingPathComponent(name), encoding: .utf8)
+    }
+
+    /// Runs the `openssl` command line, the reference the key formats and signatures are checked against,
+    /// and returns its standard output and exit status.
+    @discardableResult
+    static func openssl(_ arguments: [String], input: String = "") throws -> (output: String, status: Int32) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (String(decoding: output, as: UTF8.self), process.terminationStatus)
+    }
+
     /// Files of one vector folder, sorted.
     static func vectorFiles(_ folder: String) -> [URL] {
         let directory = vectors.appendingPathComponent(folder)

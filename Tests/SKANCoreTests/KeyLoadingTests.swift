@@ -13,6 +13,7 @@ struct KeyLoadingTests {
     @Test("SEC1, PKCS#8, PUBLIC KEY PEM and bare Base64 all load, on both curves", arguments: [
         ("ad-network-private-key.pem", "ad-network-public-key.pem", ECCurve.p256),
         ("simulated-apple-p192-private-key.pem", "simulated-apple-p192-public-key.pem", ECCurve.p192),
+        ("p192-network-private-key.pem", "p192-network-public-key.pem", ECCurve.p192),
     ])
     func formats(privateFile: String, publicFile: String, curve: ECCurve) throws {
         let sec1 = try text(privateFile)
@@ -64,20 +65,7 @@ struct KeyLoadingTests {
         #expect(try ECPrivateKey(pem: key.sec1PEM).publicKey.spkiDER == key.publicKey.spkiDER)
     }
 
-    /// Runs the `openssl` command line, the reference the key formats come from.
     func openssl(_ arguments: [String], input: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: output, as: UTF8.self)
+        try Fixtures.openssl(arguments, input: input).output
     }
 }

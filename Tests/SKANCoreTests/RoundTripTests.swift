@@ -5,8 +5,13 @@ import Testing
 
 @Suite("Sign and verify round trips")
 struct RoundTripTests {
-    static let networkKey = try! ECPrivateKey(pem: String(
-        contentsOf: Fixtures.keys.appendingPathComponent("test/ad-network-private-key.pem"), encoding: .utf8))
+    static let networkKey = try! ECPrivateKey(pem: Fixtures.testKey("ad-network-private-key.pem"))
+    /// A network that registered in mid-2020 and still signs with prime192v1 (spec §1).
+    static let p192NetworkKey = try! ECPrivateKey(pem: Fixtures.testKey("p192-network-private-key.pem"))
+
+    static func networkKey(on curve: ECCurve) -> ECPrivateKey {
+        curve == .p192 ? p192NetworkKey : networkKey
+    }
 
     static func impression(_ version: ImpressionVersion, _ kind: AdKind) -> Impression {
         Impression(
@@ -27,16 +32,18 @@ struct RoundTripTests {
         }
     }
 
-    @Test("every version and ad kind signs, prints in its shape, reads back and verifies", arguments: combinations)
-    func impressionRoundTrip(version: ImpressionVersion, kind: AdKind) throws {
-        let signer = try ImpressionSigner(key: Self.networkKey)
-        let signed = try signer.sign(Self.impression(version, kind))
+    @Test("every version and ad kind signs, prints in its shape, reads back and verifies, on both curves",
+          arguments: combinations, ECCurve.allCases)
+    func impressionRoundTrip(combination: (ImpressionVersion, AdKind), curve: ECCurve) throws {
+        let (version, kind) = combination
+        let key = Self.networkKey(on: curve)
+        let signed = try ImpressionSigner(key: key).sign(Self.impression(version, kind))
         let json = signed.json()
         #expect(!json.contains("fidelity"), "fidelity-type is signed but never a parameter")
         let parsed = try SignedImpression.parse(Array(json.utf8)).get()
         #expect(parsed == signed)
-        #expect(ImpressionVerifier(publicKey: Self.networkKey.publicKey).verify(parsed) == .valid)
-        let other = try ECPrivateKey.generate()
+        #expect(ImpressionVerifier(publicKey: key.publicKey).verify(parsed) == .valid)
+        let other = try ECPrivateKey.generate(curve: curve)
         #expect(!ImpressionVerifier(publicKey: other.publicKey).verify(parsed).isValid)
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads an ECDSA signature in DER (`SEQUENCE { r INTEGER, s INTEGER }`, as Apple sends it in
 /// `attribution-signature`) into the fixed-width `r ‖ s` form that swift-crypto verifies.
 ///
@@ -23,6 +25,14 @@ enum DERSignature {
             for index in 0..<integer.count { raw[start + padding + index] = der[integer.lowerBound + index] }
         }
         return offset == der.count
+    }
+
+    /// Whether `der` is a strict DER signature whose integers fit `width` bytes, read as ``read(_:width:into:)``
+    /// reads it, for callers that explain a refusal rather than verify.
+    static func isStrict(_ der: some ContiguousBytes, width: Int) -> Bool {
+        withUnsafeTemporaryAllocation(byteCount: 2 * width, alignment: 1) { raw in
+            der.withUnsafeBytes { read($0, width: width, into: raw) }
+        }
     }
 
     /// Reads one non-negative INTEGER at `offset`, returning the range of its magnitude bytes (a leading zero

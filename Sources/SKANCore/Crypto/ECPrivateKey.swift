@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 
-/// An ECDSA private key on P-256 (an ad network's impression key) or P-192 (the simulated Apple
-/// legacy postback key), with one sign call for both.
+/// An ECDSA private key on P-256 or P-192, with one sign call for both: an ad network's impression key (P-256, or
+/// P-192 for networks that registered in mid-2020) or a simulated Apple postback key.
 public struct ECPrivateKey: Sendable {
     enum Backend: Sendable {
         case p256(P256.Signing.PrivateKey)

@@ -37,7 +37,7 @@ public struct ECPublicKey: Sendable {
     init(openSSL key: OpenSSLKey, source: String) throws(SKANError) {
         guard let curve = key.curve else {
             throw SKANError(.unsupportedCurve,
-                "\(source): the key is on \(key.curveName), expected prime256v1 (P-256) or prime192v1 (P-192)")
+                "\(source): the key is on \(key.curveDescription), expected prime256v1 (P-256) or prime192v1 (P-192)")
         }
         let der = key.spkiDER
         self.curve = curve
@@ -97,6 +97,13 @@ public struct ECPublicKey: Sendable {
                 signatureDER.withUnsafeBytes { key.verify(digest: digestBytes, signatureDER: $0) }
             }
         }
+    }
+
+    /// Whether `signatureDER` is strict DER (`SEQUENCE { r INTEGER, s INTEGER }`) with integers that fit this key's
+    /// curve. Verification says only valid or not; this tells a caller that has a refusal whether the signature
+    /// was not DER at all (raw `r ‖ s` as JWS writes it, another encoding) or was DER and did not match.
+    public func isDERSignature(_ signatureDER: some ContiguousBytes) -> Bool {
+        DERSignature.isStrict(signatureDER, width: curve.scalarByteCount)
     }
 
     /// Whether `signatureDER` is this key's ECDSA-SHA256 signature over `message`.

@@ -53,6 +53,16 @@ final class OpenSSLKey: @unchecked Sendable {
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// The curve for a person: OpenSSL's name with the NIST one beside it where there is one
+    /// ("secp384r1 (P-384)"), since people say "P-384" and key files say "secp384r1".
+    var curveDescription: String {
+        let name = curveName
+        // An unknown name gives NID_undef, which has no NIST name either.
+        guard let nist = EC_curve_nid2nist(name.withCString { OBJ_sn2nid($0) }).map({ String(cString: $0) }),
+              nist != name else { return name }
+        return "\(name) (\(nist))"
+    }
+
     /// The curve, when it is one SKAdNetwork uses.
     var curve: ECCurve? {
         ECCurve.allCases.first { $0.openSSLName == curveName }

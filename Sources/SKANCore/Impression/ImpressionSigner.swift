@@ -1,15 +1,17 @@
 import Foundation
 
-/// Signs impressions with an ad network's P-256 key, as devices require.
+/// Signs impressions with an ad network's key, P-256 or P-192, as devices accept them.
+///
+/// Apple asks for P-256 today, but networks that registered in mid-2020, when Apple's page said prime192v1,
+/// still sign production impressions with P-192 keys and devices accept them (spec §1). `skan sign` and the
+/// signing service both sign through this type, so both take either curve.
 public struct ImpressionSigner: Sendable {
     /// The ad network's private key.
     public let key: ECPrivateKey
 
-    /// A signer for a P-256 key; devices accept no other curve for impressions.
-    public init(key: ECPrivateKey) throws(SKANError) {
-        guard key.curve == .p256 else {
-            throw SKANError(.unsupportedCurve, "impression keys must be P-256 (prime256v1), got \(key.curve)")
-        }
+    /// A signer for the network's key. Nothing is left to refuse here: an ``ECPrivateKey`` is on P-256 or P-192,
+    /// and a key on any other curve was already refused, by name, when it was read.
+    public init(key: ECPrivateKey) {
         self.key = key
     }
 
@@ -27,7 +29,8 @@ public enum ImpressionVerdict: Sendable, Hashable {
     case valid
     /// The fields break a rule (campaign-id out of range, view-through below 2.2 ...); the reason says which.
     case invalidFields(String)
-    /// The signature is not the network's over these fields (a wrong order or an uppercase nonce end here).
+    /// The signature is not the network's over these fields (a wrong order or an uppercase nonce end here), or
+    /// is not a DER signature at all; the reason says which.
     case invalidSignature(String)
 
     /// Whether a device would accept the impression.
@@ -36,10 +39,10 @@ public enum ImpressionVerdict: Sendable, Hashable {
 
 /// Checks impressions as a device does, with the ad network's public key.
 public struct ImpressionVerifier: Sendable {
-    /// The ad network's public key.
+    /// The ad network's public key: P-256, or P-192 for networks that registered in mid-2020 (spec §1).
     public let publicKey: ECPublicKey
 
-    /// A verifier for one ad network's key.
+    /// A verifier for one ad network's key, on either curve: the key says which.
     public init(publicKey: ECPublicKey) {
         self.publicKey = publicKey
     }
@@ -51,13 +54,31 @@ public struct ImpressionVerifier: Sendable {
         } catch {
             return .invalidFields(error.reason)
         }
-        guard publicKey.curve == .p256 else { return .invalidSignature("the ad network key must be P-256") }
         guard let signature = Data(base64Encoded: signed.signature) else {
             return .invalidSignature("the signature is not Base64")
         }
         guard publicKey.isValidSignature(signature, for: signed.impression.signedString.bytes) else {
-            return .invalidSignature("the signature does not match \(signed.impression.signedFieldNames.joined(separator: ", ")) under the given key")
+            return .invalidSignature(refusal(of: signature, fields: signed.impression.signedFieldNames))
         }
         return .valid
+    }
+
+    /// Why a signature was refused. Only a refusal reads the DER a second time, so an impression that verifies
+    /// costs what it did before.
+    private func refusal(of signature: Data, fields: [String]) -> String {
+        let curve = publicKey.curve
+        guard publicKey.isDERSignature(signature) else {
+            let width = curve.scalarByteCount
+            var hint = ""
+            if signature.count == 2 * width {
+                // The usual mistake: the fixed-width r ‖ s that JWS and CryptoKit's rawRepresentation write.
+                hint = "; its \(signature.count) bytes are the length of a raw r ‖ s, which is not DER"
+            } else if curve == .p192 && DERSignature.isStrict(signature, width: ECCurve.p256.scalarByteCount) {
+                // A network with keys on both curves, checked with the wrong one.
+                hint = "; its integers are P-256-sized, as a P-256 key makes them"
+            }
+            return "the signature is not a DER ECDSA signature for a \(curve) key (SEQUENCE { r INTEGER, s INTEGER } with values of at most \(width) bytes)\(hint)"
+        }
+        return "the signature does not match \(fields.joined(separator: ", ")) under the given \(curve) key"
     }
 }

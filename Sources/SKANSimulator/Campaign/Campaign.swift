@@ -147,9 +147,9 @@ public struct AppleKeys: Sendable, Decodable {
 public struct AdNetwork: Sendable, Decodable {
     /// The registered id, lowercase.
     public var id: String
-    /// PEM private key that signs its impressions (path relative to the campaign file).
+    /// PEM private key that signs its impressions (path relative to the campaign file), P-256 or P-192.
     public var privateKey: String
-    /// PEM public key devices check impressions with.
+    /// PEM public key devices check impressions with, on the private key's curve.
     public var publicKey: String
     /// The postback URL the network registered with Apple.
     public var postbackURL: String

@@ -26,13 +26,16 @@ public struct CampaignSetup: Sendable {
     /// Loads keys through `readFile` (a path as the campaign writes it → PEM text) and prepares the pools.
     public init(campaign: Campaign, readFile: (String) throws(SimulatorError) -> String) throws(SimulatorError) {
         self.campaign = campaign
-        func privateKey(_ path: String, _ role: String, curve: ECCurve) throws(SimulatorError) -> ECPrivateKey {
+        /// `curve` nil takes either curve, as a device does for an ad network's key.
+        func privateKey(_ path: String, _ role: String, curve: ECCurve?) throws(SimulatorError) -> ECPrivateKey {
             let pem = try readFile(path)
             let key: ECPrivateKey
             do throws(SKANError) { key = try ECPrivateKey(pem: pem, source: path) } catch {
                 throw SimulatorError(.invalidKey, "\(role): \(error.reason)")
             }
-            guard key.curve == curve else { throw SimulatorError(.invalidKey, "\(role) \(path): the key is \(key.curve), expected \(curve)") }
+            if let curve, key.curve != curve {
+                throw SimulatorError(.invalidKey, "\(role) \(path): the key is \(key.curve), expected \(curve)")
+            }
             return key
         }
         let p256 = try privateKey(campaign.appleKeys.p256, "$.apple-keys.p256", curve: .p256)
@@ -47,11 +50,16 @@ public struct CampaignSetup: Sendable {
         var signers: [ECPrivateKey] = []
         var verifiers: [ImpressionVerifier] = []
         for (index, network) in campaign.adNetworks.enumerated() {
-            let key = try privateKey(network.privateKey, "$.ad-networks[\(index)].private-key", curve: .p256)
+            // P-256 or P-192: networks that registered in mid-2020 still sign with prime192v1 keys (spec §1).
+            let key = try privateKey(network.privateKey, "$.ad-networks[\(index)].private-key", curve: nil)
             let publicText = try readFile(network.publicKey)
             let publicKey: ECPublicKey
             do throws(SKANError) { publicKey = try ECPublicKey(text: publicText, source: network.publicKey) } catch {
                 throw SimulatorError(.invalidKey, "$.ad-networks[\(index)].public-key: \(error.reason)")
+            }
+            // Named here, since the pool's check would only say that the keys disagree.
+            guard publicKey.curve == key.curve else {
+                throw SimulatorError(.invalidKey, "$.ad-networks[\(index)].public-key \(network.publicKey): the key is \(publicKey.curve) and the private key \(key.curve); expected the two halves of one key pair")
             }
             signers.append(key)
             verifiers.append(ImpressionVerifier(publicKey: publicKey))
