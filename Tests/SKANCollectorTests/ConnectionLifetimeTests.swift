@@ -104,7 +104,9 @@ struct ConnectionLifetimeTests {
 
     @Test("after a reply the connection stays open for the idle timeout, then closes", arguments: Path.allCases)
     func keepAliveThenClose(path: Path) async throws {
-        let outcome = try await Self.connect(path, sending: PostbackFastPathTests.post(Self.postback))
+        // Long enough for a loaded machine to read and answer the postback before the idle timeout can fire.
+        let outcome = try await Self.connect(path, sending: PostbackFastPathTests.post(Self.postback), patience: .seconds(20),
+                                             idleTimeout: .seconds(3), requestTimeout: .seconds(3))
         #expect(outcome.closedByServer)
         #expect(PostbackFastPathTests.parse(outcome.received).map(\.status) == [200])
     }
