@@ -10,14 +10,14 @@ extension CommandLineSuites {
         static let p192Private = "Keys/test/p192-network-private-key.pem"
         static let p192Public = "Keys/test/p192-network-public-key.pem"
 
-        static func sign(key: String, _ extra: [String] = []) throws -> SkanProcess.Result {
-            try SkanProcess.run(["sign", "--key", key, "--version", "3.0", "--ad-network-id", "legacy.skadnetwork",
+        static func sign(key: String, _ extra: [String] = []) async throws -> SkanProcess.Result {
+            try await SkanProcess.run(["sign", "--key", key, "--version", "3.0", "--ad-network-id", "legacy.skadnetwork",
                                  "--campaign-id", "42", "--itunes-item-id", "525463029", "--source-app-id", "0",
                                  "--fidelity-type", "0"] + extra)
         }
 
         @Test("a P-192 key signs (SEC1 and PKCS#8) and its public key verifies (PEM and Base64); a P-256 key refuses it")
-        func p192SignAndVerify() throws {
+        func p192SignAndVerify() async throws {
             let folder = try SkanProcess.makeTemporaryFolder("skan-p192")
             defer { try? FileManager.default.removeItem(at: folder) }
             let sec1 = SkanProcess.packageRoot.appendingPathComponent(Self.p192Private)
@@ -28,14 +28,14 @@ extension CommandLineSuites {
             #expect(try String(contentsOf: pkcs8, encoding: .utf8).contains("BEGIN PRIVATE KEY"))
 
             for keyFile in [Self.p192Private, pkcs8.path] {
-                let signed = try Self.sign(key: keyFile)
+                let signed = try await Self.sign(key: keyFile)
                 #expect(signed.status == 0, "\(signed.stderr)")
                 for publicKey in [Self.p192Public, key.publicKey.base64] {
-                    let verified = try SkanProcess.run(["verify-impression", "--public-key", publicKey, "-"], stdin: signed.stdout)
+                    let verified = try await SkanProcess.run(["verify-impression", "--public-key", publicKey, "-"], stdin: signed.stdout)
                     #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
                     #expect(verified.stdout.contains("valid version=3.0 kind=view-through"))
                 }
-                let wrong = try SkanProcess.run(["verify-impression", "--public-key", "Keys/test/ad-network-public-key.pem", "-"],
+                let wrong = try await SkanProcess.run(["verify-impression", "--public-key", "Keys/test/ad-network-public-key.pem", "-"],
                                                 stdin: signed.stdout)
                 #expect(wrong.status == 1)
                 #expect(wrong.stdout.contains("invalid-signature — the signature does not match"), "\(wrong.stdout)")
@@ -43,17 +43,17 @@ extension CommandLineSuites {
         }
 
         @Test("a P-384 key is a usage error naming its curve and the two accepted, for sign and verify-impression")
-        func p384IsUsageError() throws {
+        func p384IsUsageError() async throws {
             let folder = try SkanProcess.makeTemporaryFolder("skan-p384")
             defer { try? FileManager.default.removeItem(at: folder) }
             let privateKey = folder.appendingPathComponent("p384.pem").path
             let publicKey = folder.appendingPathComponent("p384-public.pem").path
             #expect(try Self.openssl(["ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", privateKey]) == 0)
             #expect(try Self.openssl(["ec", "-in", privateKey, "-pubout", "-out", publicKey]) == 0)
-            let signed = try Self.sign(key: Self.p192Private)
+            let signed = try await Self.sign(key: Self.p192Private)
             let results = [
-                (privateKey, try Self.sign(key: privateKey)),
-                (publicKey, try SkanProcess.run(["verify-impression", "--public-key", publicKey, "-"], stdin: signed.stdout)),
+                (privateKey, try await Self.sign(key: privateKey)),
+                (publicKey, try await SkanProcess.run(["verify-impression", "--public-key", publicKey, "-"], stdin: signed.stdout)),
             ]
             for (path, result) in results {
                 #expect(result.status == 2, "\(result.stdout)")
@@ -66,20 +66,20 @@ extension CommandLineSuites {
         @Test("an impression whose signature is not DER is refused with a reason that says so", arguments: [
             Self.p192Public, "Keys/test/ad-network-public-key.pem",
         ])
-        func notDER(publicKey: String) throws {
-            let signed = try Self.sign(key: publicKey.contains("p192") ? Self.p192Private : "Keys/test/ad-network-private-key.pem")
+        func notDER(publicKey: String) async throws {
+            let signed = try await Self.sign(key: publicKey.contains("p192") ? Self.p192Private : "Keys/test/ad-network-private-key.pem")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(signed.stdout.utf8)) as? [String: Any])
             var broken = object
             broken["signature"] = Data("not a signature".utf8).base64EncodedString()
             let input = String(decoding: try JSONSerialization.data(withJSONObject: broken), as: UTF8.self)
-            let result = try SkanProcess.run(["verify-impression", "--public-key", publicKey, "-"], stdin: input)
+            let result = try await SkanProcess.run(["verify-impression", "--public-key", publicKey, "-"], stdin: input)
             #expect(result.status == 1)
             #expect(result.stdout.contains("invalid-signature — the signature is not a DER ECDSA signature"), "\(result.stdout)")
         }
 
         @Test("keygen's help says it makes P-256 keys, the curve Apple asks for today")
-        func keygenHelp() throws {
-            let help = try SkanProcess.run(["keygen", "--help"])
+        func keygenHelp() async throws {
+            let help = try await SkanProcess.run(["keygen", "--help"])
             #expect(help.status == 0)
             // The help is wrapped to the terminal's width; compare words, not lines.
             let words = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -7,14 +7,14 @@ extension CommandLineSuites {
     struct OutputSafetyCLITests {
         @Test("--out naming the database, a hard link or a symlink to it: exit 2, and the database reports as before",
               arguments: ["report", "export"], ["same", "hardlink", "symlink", "wal"])
-        func refused(command: String, alias: String) throws {
+        func refused(command: String, alias: String) async throws {
             let folder = try SkanProcess.makeTemporaryFolder("skan-out-db")
             defer { try? FileManager.default.removeItem(at: folder) }
             let db = folder.appendingPathComponent("skan.sqlite").path
-            let ingest = try SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
+            let ingest = try await SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
             #expect(ingest.status == 0, "\(ingest.stderr)")
             let read = command == "report" ? ["--by", "version", "--format", "csv"] : ["--format", "jsonl"]
-            let before = try SkanProcess.run([command, "--db", db] + read)
+            let before = try await SkanProcess.run([command, "--db", db] + read)
             #expect(before.status == 0 && before.stdout.contains("4.0"), "\(before.stderr)")
             let bytes = try Data(contentsOf: URL(fileURLWithPath: db))
 
@@ -31,25 +31,25 @@ extension CommandLineSuites {
             default:
                 break
             }
-            let result = try SkanProcess.run([command, "--db", db, "--out", out])
+            let result = try await SkanProcess.run([command, "--db", db, "--out", out])
             #expect(result.status == 2)
             #expect(result.stderr.contains("--out") && result.stderr.contains(db), "\(result.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == bytes)
-            let after = try SkanProcess.run([command, "--db", db] + read)
+            let after = try await SkanProcess.run([command, "--db", db] + read)
             #expect(after.status == 0)
             #expect(after.stdout == before.stdout)
         }
 
         @Test("--out elsewhere gets the same bytes as standard output")
-        func writtenElsewhere() throws {
+        func writtenElsewhere() async throws {
             let folder = try SkanProcess.makeTemporaryFolder("skan-out-file")
             defer { try? FileManager.default.removeItem(at: folder) }
             let db = folder.appendingPathComponent("skan.sqlite").path
-            _ = try SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
+            _ = try await SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
             let out = folder.appendingPathComponent("report.csv").path
-            let toFile = try SkanProcess.run(["report", "--db", db, "--by", "version", "--format", "csv", "--out", out])
+            let toFile = try await SkanProcess.run(["report", "--db", db, "--by", "version", "--format", "csv", "--out", out])
             #expect(toFile.status == 0, "\(toFile.stderr)")
-            let toStdout = try SkanProcess.run(["report", "--db", db, "--by", "version", "--format", "csv"])
+            let toStdout = try await SkanProcess.run(["report", "--db", db, "--by", "version", "--format", "csv"])
             #expect(try String(contentsOfFile: out, encoding: .utf8) == toStdout.stdout)
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }.isEmpty)
         }

@@ -6,8 +6,8 @@ extension CommandLineSuites {
     @Suite("skan command line", .serialized)
     struct SkanCLITests {
         @Test("verify prints one JSON result per postback in input order and exits 0 when all are valid")
-        func verifyAllValid() throws {
-            let result = try SkanProcess.run(["verify", "--format", "json", "Samples/postbacks/apple-examples.jsonl"])
+        func verifyAllValid() async throws {
+            let result = try await SkanProcess.run(["verify", "--format", "json", "Samples/postbacks/apple-examples.jsonl"])
             #expect(result.status == 0, "\(result.stderr)")
             let objects = try result.lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
             #expect(objects.count == 7)
@@ -20,25 +20,25 @@ extension CommandLineSuites {
         }
 
         @Test("one bad postback among good ones gives exit 1 and the right status on its line")
-        func verifyMixed() throws {
+        func verifyMixed() async throws {
             let good = try String(contentsOf: SkanProcess.packageRoot.appendingPathComponent("Samples/postbacks/skan-3.0-winning-apple-doc.json"), encoding: .utf8)
             let tampered = good.replacingOccurrences(of: "525463029", with: "525463028")
             let input = [good, tampered, #"{"version":"9.9","transaction-id":"t"}"#, "{not json"].joined(separator: "\n")
-            let result = try SkanProcess.run(["verify", "--format", "json", "-"], stdin: input)
+            let result = try await SkanProcess.run(["verify", "--format", "json", "-"], stdin: input)
             #expect(result.status == 1)
             let statuses = try result.lines.map { (try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any])["status"] as! String }
             #expect(statuses == ["valid", "invalid-signature", "unsupported-version", "malformed"])
         }
 
         @Test("each JSON line has its members in a fixed order and escapes what varies: the file name, reasons, ids")
-        func verifyJSONLines() throws {
+        func verifyJSONLines() async throws {
             let folder = try SkanProcess.makeTemporaryFolder("skan-json")
             defer { try? FileManager.default.removeItem(at: folder) }
             let file = folder.appendingPathComponent(#"odd "name"\here.jsonl"#)
             let good = try String(contentsOf: SkanProcess.packageRoot.appendingPathComponent("Samples/postbacks/skan-4.0-web-coarse-apple-doc.json"), encoding: .utf8)
             let records = [good.replacingOccurrences(of: "\n", with: ""), #"{"version":"9.9","transaction-id":"t\"x\u0001"}"#]
             try Data(records.joined(separator: "\n").utf8).write(to: file)
-            let result = try SkanProcess.run(["verify", "--format", "json", file.path])
+            let result = try await SkanProcess.run(["verify", "--format", "json", file.path])
             #expect(result.status == 1)
             let keys = ["input", "status", "version", "transaction-id", "ad-network-id", "reason", "field", "layout", "key"]
             let lines = result.lines
@@ -70,7 +70,7 @@ extension CommandLineSuites {
         }
 
         @Test("a later file that vanishes after the up-front check: the postbacks already read are still written, then the error")
-        func verifyLaterFileVanishes() throws {
+        func verifyLaterFileVanishes() async throws {
             let folder = try SkanProcess.makeTemporaryFolder("skan-vanish")
             defer { try? FileManager.default.removeItem(at: folder) }
             // A FIFO as the first input lets the test decide when skan reaches the second file.
@@ -80,7 +80,7 @@ extension CommandLineSuites {
             try Data("{}\n".utf8).write(to: second)
             // One full batch (4,096 records): skan verifies it while reading on towards the second file.
             let records = String(repeating: #"{"version":"9.9","transaction-id":"t"}"# + "\n", count: 4096)
-            let result = try SkanProcess.run(["verify", "--format", "json", fifo, second.path]) { _ in
+            let result = try await SkanProcess.run(["verify", "--format", "json", fifo, second.path]) { _ in
                 // Opening blocks until skan opens the FIFO, which is after it checked that both files are readable.
                 let writer = try #require(FileHandle(forWritingAtPath: fifo))
                 writer.write(Data(records.utf8))
@@ -94,8 +94,8 @@ extension CommandLineSuites {
         }
 
         @Test("CSV output has a header and quotes what needs quoting")
-        func verifyCSV() throws {
-            let result = try SkanProcess.run(["verify", "--format", "csv", "-"], stdin: #"{"version":"3.0","campaign-id":"4,2"}"# + "\n" + #"{"version":"9.9"}"#)
+        func verifyCSV() async throws {
+            let result = try await SkanProcess.run(["verify", "--format", "csv", "-"], stdin: #"{"version":"3.0","campaign-id":"4,2"}"# + "\n" + #"{"version":"9.9"}"#)
             #expect(result.status == 1)
             #expect(result.stdout.hasPrefix("input,status,version,transaction-id,ad-network-id,layout,key,field,reason\r\n"))
             #expect(result.stdout.contains("stdin:1,malformed,3.0,"))
@@ -111,62 +111,62 @@ extension CommandLineSuites {
             ["sign", "--key", "Keys/test/ad-network-private-key.pem"],
             ["no-such-command"],
         ])
-        func usageErrors(arguments: [String]) throws {
-            let result = try SkanProcess.run(arguments)
+        func usageErrors(arguments: [String]) async throws {
+            let result = try await SkanProcess.run(arguments)
             #expect(result.status == 2, "\(result.stderr)")
             #expect(!result.stderr.isEmpty)
             #expect(result.stdout.isEmpty)
         }
 
         @Test("replacing Apple's P-256 key makes Apple's postbacks invalid; trusting a key adds it")
-        func keyOptions() throws {
-            let replaced = try SkanProcess.run(["verify", "--apple-key-p256", "Keys/test/simulated-apple-p256-public-key.pem",
+        func keyOptions() async throws {
+            let replaced = try await SkanProcess.run(["verify", "--apple-key-p256", "Keys/test/simulated-apple-p256-public-key.pem",
                                                 "Samples/postbacks/skan-2.2-apple-doc.json"])
             #expect(replaced.status == 1)
             #expect(replaced.stdout.contains("invalid-signature"))
-            let added = try SkanProcess.run(["verify", "--trust-key", "Keys/test/simulated-apple-p256-public-key.pem",
+            let added = try await SkanProcess.run(["verify", "--trust-key", "Keys/test/simulated-apple-p256-public-key.pem",
                                              "Samples/postbacks/skan-2.2-apple-doc.json"])
             #expect(added.status == 0)
         }
 
         @Test("keygen, sign and verify-impression work together; a wrong key is refused")
-        func keygenSignVerify() throws {
+        func keygenSignVerify() async throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-cli-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
-            let keygen = try SkanProcess.run(["keygen", "--out", folder.path])
+            let keygen = try await SkanProcess.run(["keygen", "--out", folder.path])
             #expect(keygen.status == 0, "\(keygen.stderr)")
             let base64 = try #require(keygen.lines.last)
             #expect(try ECPublicKey(text: base64).curve == .p256)
-            #expect(try SkanProcess.run(["keygen", "--out", folder.path]).status == 2, "refuses to overwrite")
+            #expect(try await SkanProcess.run(["keygen", "--out", folder.path]).status == 2, "refuses to overwrite")
 
             let key = folder.appendingPathComponent("private-key.pem").path
-            let signed = try SkanProcess.run(["sign", "--key", key, "--version", "4.0", "--ad-network-id", "example.skadnetwork",
+            let signed = try await SkanProcess.run(["sign", "--key", key, "--version", "4.0", "--ad-network-id", "example.skadnetwork",
                                               "--source-identifier", "5239", "--itunes-item-id", "525463029",
                                               "--source-app-id", "0", "--fidelity-type", "0"])
             #expect(signed.status == 0, "\(signed.stderr)")
             #expect(signed.stdout.contains("\"adNetworkIdentifier\":\"example.skadnetwork\""))
-            let good = try SkanProcess.run(["verify-impression", "--public-key", base64, "-"], stdin: signed.stdout)
+            let good = try await SkanProcess.run(["verify-impression", "--public-key", base64, "-"], stdin: signed.stdout)
             #expect(good.status == 0)
             #expect(good.stdout.contains("valid version=4.0 kind=view-through"))
-            let wrong = try SkanProcess.run(["verify-impression", "--public-key", "Keys/test/ad-network-public-key.pem", "-"], stdin: signed.stdout)
+            let wrong = try await SkanProcess.run(["verify-impression", "--public-key", "Keys/test/ad-network-public-key.pem", "-"], stdin: signed.stdout)
             #expect(wrong.status == 1)
             #expect(wrong.stdout.contains("invalid-signature"))
         }
 
         @Test("sign --input signs each CSV row, reports bad rows on stderr and exits 1")
-        func signCSV() throws {
+        func signCSV() async throws {
             let csv = folderFile("impressions.csv", """
                 version,ad-network-id,campaign-id,itunes-item-id,source-app-id,nonce,timestamp
                 3.0,example.skadnetwork,42,525463029,0,68753a44-4d6f-1226-9c60-0050e4c00067,1700000000000
                 3.0,example.skadnetwork,101,525463029,0,,
                 2.0,example.skadnetwork,7,525463029,12345,,
                 """)
-            let result = try SkanProcess.run(["sign", "--key", "Keys/test/ad-network-private-key.pem", "--input", csv.path])
+            let result = try await SkanProcess.run(["sign", "--key", "Keys/test/ad-network-private-key.pem", "--input", csv.path])
             #expect(result.status == 1)
             #expect(result.lines.count == 2)
             #expect(result.stdout.contains("68753a44-4d6f-1226-9c60-0050e4c00067"))
             #expect(result.stderr.contains("row 3: campaign-id must be an integer 1...100, got 101"))
-            let verify = try SkanProcess.run(["verify-impression", "--public-key", "Keys/test/ad-network-public-key.pem", "-"], stdin: result.stdout)
+            let verify = try await SkanProcess.run(["verify-impression", "--public-key", "Keys/test/ad-network-public-key.pem", "-"], stdin: result.stdout)
             #expect(verify.status == 0, "\(verify.stdout)")
         }
 
@@ -177,17 +177,17 @@ extension CommandLineSuites {
         }
 
         @Test("ingest prints its progress bar's last line once and the counts, then finds duplicates on a second run")
-        func ingestProgress() throws {
+        func ingestProgress() async throws {
             let db = FileManager.default.temporaryDirectory.appendingPathComponent("skan-ingest-\(UUID().uuidString).sqlite").path
             defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
-            let first = try SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
+            let first = try await SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
             #expect(first.status == 0, "\(first.stderr)")
             // Apple's 2.1 and 2.2 examples share a network and transaction id, so the dedup key makes the second a repeat.
             #expect(first.stdout == "ingested 7 records into \(db): accepted 6, duplicate 1\n")
             // Standard error is a pipe here, so every drawing is a line: the 100% line must appear once.
             let bars = first.stderr.split(separator: "\n").filter { $0.contains("records") }
             #expect(bars == ["[##############################] 100% 7 records"])
-            let second = try SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
+            let second = try await SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
             #expect(second.stdout == "ingested 7 records into \(db): duplicate 7\n")
         }
     }
@@ -195,8 +195,8 @@ extension CommandLineSuites {
     @Suite("skan demo", .serialized)
     struct SkanDemoTests {
         @Test("demo posts a simulated campaign to an in-process collector and reports what was stored")
-        func demo() throws {
-            let result = try SkanProcess.run(["demo", "--devices", "150", "--seed", "7"])
+        func demo() async throws {
+            let result = try await SkanProcess.run(["demo", "--devices", "150", "--seed", "7"])
             #expect(result.status == 0, "\(result.stderr)")
             let lines = result.lines
             let delivered = try #require(lines.first { $0.hasPrefix("delivered") })
@@ -220,19 +220,19 @@ extension CommandLineSuites {
     @Suite("simulate → ingest → report", .serialized)
     struct SimulateIngestReportTests {
         @Test("the command line gives the same golden CSV as the library path")
-        func goldenThroughTheBinary() throws {
+        func goldenThroughTheBinary() async throws {
             let folder = try SkanProcess.makeTemporaryFolder("skan-flow")
             defer { try? FileManager.default.removeItem(at: folder) }
             let postbacks = folder.appendingPathComponent("p.jsonl").path
             let database = folder.appendingPathComponent("skan.sqlite").path
-            let simulate = try SkanProcess.run(["simulate", "--campaign", "Samples/campaigns/skan-4.0-subscription.json",
+            let simulate = try await SkanProcess.run(["simulate", "--campaign", "Samples/campaigns/skan-4.0-subscription.json",
                                                 "--seed", "1", "--devices", "400", "--out", postbacks])
             #expect(simulate.status == 0, "\(simulate.stderr)")
             // Developer copies are exact copies: ingesting them as well only adds duplicates, as at a real collector.
-            let ingest = try SkanProcess.run(["ingest", "--db", database,
+            let ingest = try await SkanProcess.run(["ingest", "--db", database,
                                               "--trust-key", "Keys/test/simulated-apple-p256-public-key.pem", postbacks])
             #expect(ingest.status == 0, "\(ingest.stderr)")
-            let report = try SkanProcess.run(["report", "--db", database, "--by", "ad-network,window,tier",
+            let report = try await SkanProcess.run(["report", "--db", database, "--by", "ad-network,window,tier",
                                               "--schema", "Samples/schemas/skan-4.0-subscription.csv", "--format", "csv"])
             #expect(report.status == 0, "\(report.stderr)")
             let golden = try String(contentsOf: SkanProcess.packageRoot.appendingPathComponent(

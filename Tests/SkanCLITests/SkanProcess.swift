@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ enum CommandLineSuites {}
 
 /// Runs the built `skan` binary, as a user would, and captures what it prints and its exit status.
 struct SkanProcess {
-    struct Result {
+    struct Result: Sendable {
         let status: Int32
         let stdout: String
         let stderr: String
@@ -39,15 +40,30 @@ struct SkanProcess {
         return folder
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
-        try run(arguments) { input in
-            if let stdin { input.write(Data(stdin.utf8)) }
+    /// Runs `skan` on a Dispatch thread: a test that blocked one of Swift's few concurrency threads for seconds
+    /// starved the HTTP tests running beside it.
+    static func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {
+        try await offThread {
+            try runBlocking(arguments) { input in
+                if let stdin { input.write(Data(stdin.utf8)) }
+            }
+        }
+    }
+
+    /// ``runBlocking(_:feed:)`` on a Dispatch thread.
+    static func run(_ arguments: [String], feed: @escaping @Sendable (FileHandle) throws -> Void) async throws -> Result {
+        try await offThread { try runBlocking(arguments, feed: feed) }
+    }
+
+    static func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Swift.Result { try work() }) }
         }
     }
 
     /// Runs `skan`, calls `feed` with its standard input while it runs, then closes that input and collects the
     /// result. A test that needs to act in the middle of a run (write to a FIFO, remove a file) does so in `feed`.
-    static func run(_ arguments: [String], feed: (FileHandle) throws -> Void) throws -> Result {
+    static func runBlocking(_ arguments: [String], feed: (FileHandle) throws -> Void) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -73,7 +89,11 @@ extension SkanProcess {
     /// Runs `skan` with its output discarded and returns its exit status and peak resident memory in bytes,
     /// as the kernel counted it for that one process (`wait4`'s resource usage). Paths must be absolute: the
     /// child runs in the test's working directory.
-    static func runMeasuringMemory(_ arguments: [String]) throws -> (status: Int32, peakBytes: Int) {
+    static func runMeasuringMemory(_ arguments: [String]) async throws -> (status: Int32, peakBytes: Int) {
+        try await offThread { try runMeasuringMemoryBlocking(arguments) }
+    }
+
+    private static func runMeasuringMemoryBlocking(_ arguments: [String]) throws -> (status: Int32, peakBytes: Int) {
         var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -14,6 +14,8 @@ enum CollectorRouter {
             return HTTPReplies.json(503, PostbackReply(.unavailable, reason: "the store failed (\(error.code)); retry later").json)
         }
         let router = Router(context: BasicRequestContext.self)
+        // First, so that it guards every route and the 404s alike, as the event-loop path does for postbacks.
+        router.add(middleware: HostRequiredMiddleware())
         for path in configuration.postbackPaths {
             router.post(RouterPath(path)) { request, _ in
                 let start = ContinuousClock.now
@@ -85,5 +87,16 @@ enum CollectorRouter {
                 reply: PostbackReply(.malformed, reason: "the body could not be read: \(error)"), version: nil)
         }
         return await pipeline.receive(Array(buffer.readableBytesView), endpoint: path)
+    }
+}
+
+/// Answers 400 to a request without `Host` (RFC 9112 §3.2), with the collector's JSON reply and a close.
+struct HostRequiredMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response {
+        guard let refusal = PostbackRequestRules.missingHost(request.head) else { return try await next(request, context) }
+        var response = HTTPReplies.reply(refusal)
+        response.headers[.connection] = "close"
+        return response
     }
 }

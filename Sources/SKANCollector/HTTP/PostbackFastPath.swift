@@ -170,6 +170,11 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     private func begin(_ head: HTTPRequest, endpoint: String, context: ChannelHandlerContext) {
         let start = ContinuousClock.now
         let closesAfter = head.headerFields[.connection]?.lowercased() == "close"
+        if let refusal = PostbackRequestRules.missingHost(head) {
+            // The request cannot be trusted to be framed as the client meant: answer, drop the body, close.
+            state = .discarding(closesAtEnd: true, budget: Self.discardBudget)
+            return reply(.init(reply: refusal, version: nil), start: start, closes: true, context: context)
+        }
         if let refusal = PostbackRequestRules.refusal(for: head.headerFields, limit: limit) {
             // A declared length over the limit closes the connection after the body; a wrong type keeps it.
             let closes = closesAfter || refusal.outcome == .tooLarge

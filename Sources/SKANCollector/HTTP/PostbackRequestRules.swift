@@ -26,6 +26,13 @@ enum PostbackRequestRules {
         return nil
     }
 
+    /// The reply to a request without `Host`, or `nil` when it has one. RFC 9112 §3.2: a server must answer 400
+    /// to an HTTP/1.1 request that lacks it. swift-http-types keeps `Host` as the request's authority.
+    static func missingHost(_ request: HTTPRequest) -> PostbackReply? {
+        guard request.authority == nil else { return nil }
+        return PostbackReply(.badRequest, field: "host", reason: "the request has no Host header; HTTP/1.1 requires one")
+    }
+
     /// The 413 reply.
     static func tooLarge(limit: Int) -> PostbackReply {
         PostbackReply(.tooLarge, reason: "the body is over the limit of \(limit) bytes")

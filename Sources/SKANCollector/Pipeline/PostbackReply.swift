@@ -11,6 +11,8 @@ public struct PostbackReply: Sendable, Hashable {
         case unsupportedVersion = "unsupported-version"
         case tooLarge = "too-large"
         case unsupportedMediaType = "unsupported-media-type"
+        /// The HTTP request itself breaks HTTP/1.1's rules (no `Host`), whatever its body.
+        case badRequest = "bad-request"
         /// The store failed: not the client's fault, so the device should retry (503).
         case unavailable
     }
@@ -45,7 +47,7 @@ public struct PostbackReply: Sendable, Hashable {
     public var statusCode: Int {
         switch outcome {
         case .accepted, .duplicate: 200
-        case .malformed, .invalidSignature, .unsupportedVersion: 400
+        case .malformed, .invalidSignature, .unsupportedVersion, .badRequest: 400
         case .tooLarge: 413
         case .unsupportedMediaType: 415
         case .unavailable: 503
