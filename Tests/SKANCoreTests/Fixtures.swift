@@ -1,12 +1,15 @@
 import Foundation
 
-/// Paths to the files tests read: the package's `Keys/` and `Samples/`, and `../shared/vectors`.
+/// Paths to the files tests read: the package's `Keys/`, `Samples/` and the test vectors (`Vectors/` beside this
+/// file, copied from the shared set with their provenance).
 enum Fixtures {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let keys = packageRoot.appendingPathComponent("Keys")
     static let samples = packageRoot.appendingPathComponent("Samples")
-    static let vectors = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors")
+    static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Vectors")
+    /// The team's shared set the package's copies come from, when it is beside the package.
+    static let sharedVectors = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors")
 
     static func data(_ url: URL) throws -> Data { try Data(contentsOf: url) }
 
@@ -39,8 +42,8 @@ enum Fixtures {
     }
 
     /// Files of one vector folder, sorted.
-    static func vectorFiles(_ folder: String) -> [URL] {
-        let directory = vectors.appendingPathComponent(folder)
+    static func vectorFiles(_ folder: String, in root: URL = vectors) -> [URL] {
+        let directory = root.appendingPathComponent(folder)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { $0.hasSuffix(".json") }.sorted().map { directory.appendingPathComponent($0) }
     }

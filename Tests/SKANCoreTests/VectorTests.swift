@@ -2,9 +2,31 @@ import Foundation
 import SKANCore
 import Testing
 
-/// Every file in `../shared/vectors` is judged as its label says.
+/// Every vector file is judged as its label says.
 @Suite("Shared vectors")
 struct VectorTests {
+    /// Argument lists below run zero cases when a folder is empty, and a test with no cases passes: this one
+    /// fails instead, so a lost vector cannot pass unnoticed.
+    @Test("the package holds every vector folder with its files", arguments: [("postbacks", 8), ("negative", 3), ("impressions", 3)])
+    func vectorsPresent(folder: String, count: Int) {
+        #expect(Fixtures.vectorFiles(folder).count == count, "\(Fixtures.vectors.path)/\(folder)")
+        #expect(Self.applePostbacks.count == 7)
+    }
+
+    @Test("the package's copies are the shared set's, byte for byte",
+          .enabled(if: FileManager.default.fileExists(atPath: Fixtures.sharedVectors.path),
+                   "needs ../shared/vectors beside the package"))
+    func copiesMatchShared() throws {
+        for folder in ["postbacks", "negative", "impressions"] {
+            let shared = Fixtures.vectorFiles(folder, in: Fixtures.sharedVectors)
+            #expect(shared.map(\.lastPathComponent) == Fixtures.vectorFiles(folder).map(\.lastPathComponent), "\(folder)")
+            for file in shared {
+                let copy = Fixtures.vectors.appendingPathComponent(folder).appendingPathComponent(file.lastPathComponent)
+                #expect(try Data(contentsOf: file) == Data(contentsOf: copy), "\(folder)/\(file.lastPathComponent)")
+            }
+        }
+    }
+
     static let applePostbacks = Fixtures.vectorFiles("postbacks").filter { $0.lastPathComponent.hasPrefix("skan-") }
 
     @Test("Apple-signed postbacks verify under Apple's keys, with the labelled signed string",
