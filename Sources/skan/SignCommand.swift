@@ -58,8 +58,7 @@ struct SignCommand: ParsableCommand {
     @Option(help: "Output shape: storekit, skadimpression or web (default: the one for the ad kind).")
     var format: String?
 
-    static let fieldNames = ["version", "ad-network-id", "campaign-id", "source-identifier", "itunes-item-id",
-                             "source-app-id", "source-domain", "fidelity-type", "nonce", "timestamp"]
+    static let fieldNames = ImpressionRequest.fieldNames
 
     func validate() throws {
         let single = [version, adNetworkID, campaignID, sourceIdentifier, itunesItemID, sourceAppID, sourceDomain,
@@ -84,7 +83,7 @@ struct SignCommand: ParsableCommand {
                 fidelityType, nonce, timestamp,
             ]).compactMap { name, value in value.map { (name, $0) } })
             do throws(SKANError) {
-                print(try signer.sign(try Self.impression(from: values, origin: "--")).json(format))
+                print(try signer.sign(try ImpressionRequest(values: values).impression(origin: "--")).json(format))
             } catch {
                 throw CLIError(error)
             }
@@ -114,7 +113,7 @@ struct SignCommand: ParsableCommand {
             rowNumber += 1
             let values = Dictionary(zip(header, row).filter { !$0.1.isEmpty }, uniquingKeysWith: { first, _ in first })
             do throws(SKANError) {
-                print(try signer.sign(try Self.impression(from: values, origin: "")).json(format))
+                print(try signer.sign(try ImpressionRequest(values: values).impression()).json(format))
             } catch {
                 failures += 1
                 FileHandle.standardError.write(Data("skan: \(path) row \(rowNumber): \(error.reason)\n".utf8))
@@ -122,48 +121,5 @@ struct SignCommand: ParsableCommand {
         }
         if let error = reader.error { throw CLIError("\(path) row \(rowNumber + 1): \(error)") }
         if failures > 0 { throw ExitCode.failure }
-    }
-
-    /// Builds an impression from named text values (options or CSV cells); `origin` prefixes names in errors.
-    static func impression(from values: [String: String], origin: String) throws(SKANError) -> Impression {
-        func integer(_ name: String) throws(SKANError) -> Int? {
-            guard let text = values[name] else { return nil }
-            guard let value = Int(text) else {
-                throw SKANError(.invalidImpression, "\(origin)\(name) must be an integer, got \"\(text)\"")
-            }
-            return value
-        }
-        func required(_ name: String) throws(SKANError) -> String {
-            guard let value = values[name] else { throw SKANError(.invalidImpression, "\(origin)\(name) is required") }
-            return value
-        }
-        let versionText = try required("version")
-        guard let version = ImpressionVersion(rawValue: versionText) else {
-            throw SKANError(.invalidImpression, "\(origin)version must be one of \(ImpressionVersion.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(versionText)\"")
-        }
-        let fidelity = try integer("fidelity-type") ?? 1
-        guard fidelity == 0 || fidelity == 1 else {
-            throw SKANError(.invalidImpression, "\(origin)fidelity-type must be 0 (view-through) or 1 (StoreKit-rendered), got \(fidelity)")
-        }
-        let kind: AdKind = values["source-domain"] != nil ? .web : (fidelity == 0 ? .viewThrough : .storeKitRendered)
-        if kind == .web && fidelity == 0 {
-            throw SKANError(.invalidImpression, "\(origin)fidelity-type of a web ad is 1, got 0")
-        }
-        var nonce = UUID()
-        if let text = values["nonce"] {
-            guard let parsed = UUID(uuidString: text) else {
-                throw SKANError(.invalidImpression, "\(origin)nonce must be a UUID, got \"\(text)\"")
-            }
-            nonce = parsed
-        }
-        guard let itunesItemID = try integer("itunes-item-id") else {
-            throw SKANError(.invalidImpression, "\(origin)itunes-item-id is required")
-        }
-        let timestamp = try integer("timestamp").map(Int64.init) ?? Int64(Date().timeIntervalSince1970 * 1000)
-        return Impression(
-            version: version, kind: kind, adNetworkID: try required("ad-network-id"),
-            campaignID: try integer("campaign-id"), sourceIdentifier: try integer("source-identifier"),
-            itunesItemID: itunesItemID, nonce: nonce, sourceAppID: try integer("source-app-id"),
-            sourceDomain: values["source-domain"], timestamp: timestamp)
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+
+/// An impression as a front end receives it: named text values (`skan sign`'s options, a CSV row's cells, the
+/// members of a signing service's request), turned into an ``Impression`` by one set of rules, so that every
+/// front end accepts and refuses alike, with the same messages.
+public struct ImpressionRequest: Sendable, Hashable {
+    /// The names a request may carry, as `skan sign` spells its long options and CSV columns.
+    public static let fieldNames = ["version", "ad-network-id", "campaign-id", "source-identifier", "itunes-item-id",
+                                    "source-app-id", "source-domain", "fidelity-type", "nonce", "timestamp"]
+
+    /// The values by name; a missing name takes its default (or is required).
+    public var values: [String: String]
+
+    /// A request of `values`.
+    public init(values: [String: String]) {
+        self.values = values
+    }
+
+    /// The impression these values describe, or an error naming the field (prefixed with `origin`: `--` for
+    /// options, nothing for CSV columns, a JSON path for a service), the value and what was expected.
+    ///
+    /// Defaults: `fidelity-type` 1, a new `nonce` from `makeNonce`, `timestamp` the milliseconds of `now()`; the
+    /// ad kind is web when `source-domain` is given, else view-through for fidelity 0, else StoreKit-rendered.
+    /// Whether the fields fit the version (ranges, which ids go with which version) is the signer's check,
+    /// ``Impression/validate()``.
+    public func impression(origin: String = "", now: () -> Date = Date.init,
+                           makeNonce: () -> UUID = UUID.init) throws(SKANError) -> Impression {
+        let versionText = try required("version", origin)
+        guard let version = ImpressionVersion(rawValue: versionText) else {
+            throw SKANError(.invalidImpression, "\(origin)version must be one of \(ImpressionVersion.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(versionText)\"")
+        }
+        let fidelity = try integer("fidelity-type", origin) ?? 1
+        guard fidelity == 0 || fidelity == 1 else {
+            throw SKANError(.invalidImpression, "\(origin)fidelity-type must be 0 (view-through) or 1 (StoreKit-rendered), got \(fidelity)")
+        }
+        let kind: AdKind = values["source-domain"] != nil ? .web : (fidelity == 0 ? .viewThrough : .storeKitRendered)
+        if kind == .web && fidelity == 0 {
+            throw SKANError(.invalidImpression, "\(origin)fidelity-type of a web ad is 1, got 0")
+        }
+        var nonce: UUID
+        if let text = values["nonce"] {
+            guard let parsed = UUID(uuidString: text) else {
+                throw SKANError(.invalidImpression, "\(origin)nonce must be a UUID, got \"\(text)\"")
+            }
+            nonce = parsed
+        } else {
+            nonce = makeNonce()
+        }
+        guard let itunesItemID = try integer("itunes-item-id", origin) else {
+            throw SKANError(.invalidImpression, "\(origin)itunes-item-id is required")
+        }
+        let timestamp = try integer("timestamp", origin).map(Int64.init) ?? Int64(now().timeIntervalSince1970 * 1000)
+        return Impression(
+            version: version, kind: kind, adNetworkID: try required("ad-network-id", origin),
+            campaignID: try integer("campaign-id", origin), sourceIdentifier: try integer("source-identifier", origin),
+            itunesItemID: itunesItemID, nonce: nonce, sourceAppID: try integer("source-app-id", origin),
+            sourceDomain: values["source-domain"], timestamp: timestamp)
+    }
+
+    private func integer(_ name: String, _ origin: String) throws(SKANError) -> Int? {
+        guard let text = values[name] else { return nil }
+        guard let value = Int(text) else {
+            throw SKANError(.invalidImpression, "\(origin)\(name) must be an integer, got \"\(text)\"")
+        }
+        return value
+    }
+
+    private func required(_ name: String, _ origin: String) throws(SKANError) -> String {
+        guard let value = values[name] else { throw SKANError(.invalidImpression, "\(origin)\(name) is required") }
+        return value
+    }
+}
