@@ -113,13 +113,13 @@ struct CoreBench: ParsableCommand {
 
     static func simulatedAppleRing() throws -> KeyRing {
         KeyRing(try ["p192", "p256"].map { name in
-            TrustedKey(name: "simulated-apple-\(name)", key: try KeyFiles.publicKey("Keys/test/simulated-apple-\(name)-public-key.pem"))
+            TrustedKey(name: "simulated-apple-\(name)", key: try KeyFiles.publicKey("Keys/test/simulated-apple-\(name)-public-key.pem", option: "bench key"))
         })
     }
 
     /// Distinct postbacks signed with the simulated Apple key for the version's curve, as JSON bytes.
     static func signedPostbacks(version: PostbackVersion, count: Int) throws -> [[UInt8]] {
-        let key = try KeyFiles.privateKey("Keys/test/simulated-apple-\(version.curve == .p192 ? "p192" : "p256")-private-key.pem")
+        let key = try KeyFiles.privateKey("Keys/test/simulated-apple-\(version.curve == .p192 ? "p192" : "p256")-private-key.pem", option: "bench key")
         return try (0..<count).map { index in
             var postback = Postback(
                 version: version, adNetworkID: "example123.skadnetwork",

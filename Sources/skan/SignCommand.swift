@@ -75,7 +75,7 @@ struct SignCommand: ParsableCommand {
     }
 
     func run() throws {
-        let signer = ImpressionSigner(key: try KeyFiles.privateKey(key))
+        let signer = ImpressionSigner(key: try KeyFiles.privateKey(key, option: "--key"))
         let format = self.format.flatMap(ImpressionFormat.init(rawValue:))
         guard let input else {
             let values = Dictionary(uniqueKeysWithValues: zip(Self.fieldNames, [

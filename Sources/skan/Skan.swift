@@ -10,6 +10,7 @@ struct Skan: AsyncParsableCommand {
         discussion: """
             Exit status: 0 when everything checked is valid, 1 when anything is not, 2 for usage and input errors.
             """,
+        version: SkanVersion.text,
         subcommands: [
             VerifyCommand.self,
             SignCommand.self,
@@ -45,8 +46,10 @@ struct Skan: AsyncParsableCommand {
             if code == .success {
                 exit(withError: error)
             }
-            let message = fullMessage(for: error)
-            FileHandle.standardError.write(Data((message.isEmpty ? "" : message + "\n").utf8))
+            // One line, as every other error: argument-parser's full message adds the usage and a pointer to
+            // --help, which stays available for that.
+            let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? ""
+            FileHandle.standardError.write(Data((message.isEmpty ? "" : "skan: \(message)\n").utf8))
             Foundation.exit(code == .validationFailure ? CLIError.usageExitCode.rawValue : code.rawValue)
         }
     }

@@ -24,7 +24,7 @@ struct VerifyImpressionCommand: ParsableCommand {
     var files: [String] = []
 
     func run() throws {
-        let verifier = ImpressionVerifier(publicKey: try KeyFiles.publicKey(publicKey))
+        let verifier = ImpressionVerifier(publicKey: try KeyFiles.publicKey(publicKey, option: "--public-key"))
         try RecordReader.checkReadable(files)
         var reader = RecordReader(paths: files)
         var allValid = true

@@ -110,11 +110,13 @@ extension CommandLineSuites {
             ["verify", "--apple-key-p256", "Keys/test/simulated-apple-p192-public-key.pem", "Samples/postbacks/apple-examples.jsonl"],
             ["sign", "--key", "Keys/test/ad-network-private-key.pem"],
             ["no-such-command"],
+            ["verify", "--bogus"],
         ])
         func usageErrors(arguments: [String]) async throws {
             let result = try await SkanProcess.run(arguments)
             #expect(result.status == 2, "\(result.stderr)")
-            #expect(!result.stderr.isEmpty)
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.hasPrefix("skan: "))
             #expect(result.stdout.isEmpty)
         }
 

@@ -3,33 +3,46 @@ import SKANCore
 
 /// Reads keys named on the command line, turning every failure into a one-line ``CLIError``.
 enum KeyFiles {
-    static func text(at path: String) throws(CLIError) -> String {
+    /// The text of the key file at `path`, or an error naming `option`, the path and why it cannot be read.
+    static func text(at path: String, option: String) throws(CLIError) -> String {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CLIError("\(option) \(path): no such file")
+        }
+        if isDirectory.boolValue { throw CLIError("\(option) \(path): is a directory, not a key file") }
         do {
             return try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw CLIError("cannot read key file \(path): \(describe(error))")
+            throw CLIError("\(option) \(path): cannot read the key file: \(describe(error))")
         }
     }
 
     /// A public key from a file (PEM or Base64), or from the argument itself when it is Base64 rather than a path.
-    static func publicKey(_ argument: String) throws(CLIError) -> ECPublicKey {
-        let isFile = FileManager.default.fileExists(atPath: argument)
-        let text = isFile ? try text(at: argument) : argument
+    /// `option` names where the argument came from in every message.
+    static func publicKey(_ argument: String, option: String) throws(CLIError) -> ECPublicKey {
+        // A key in Base64 is at least 64 characters of its alphabet: anything else is meant as a path, and a
+        // missing file is reported as such rather than as text that is not Base64.
+        let couldBeBase64 = argument.count >= 64 && argument.unicodeScalars.allSatisfy(Self.base64Alphabet.contains)
+        let isFile = !couldBeBase64 || FileManager.default.fileExists(atPath: argument)
+        let text = isFile ? try text(at: argument, option: option) : argument
         do {
-            return try ECPublicKey(text: text, source: isFile ? argument : "--public-key value")
+            return try ECPublicKey(text: text, source: isFile ? "\(option) \(argument)" : "\(option) value")
         } catch {
             throw CLIError(error)
         }
     }
 
-    static func privateKey(_ path: String) throws(CLIError) -> ECPrivateKey {
-        let pem = try text(at: path)
+    /// A private key from the PEM file at `path`; `option` names the option in every message.
+    static func privateKey(_ path: String, option: String) throws(CLIError) -> ECPrivateKey {
+        let pem = try text(at: path, option: option)
         do {
-            return try ECPrivateKey(pem: pem, source: path)
+            return try ECPrivateKey(pem: pem, source: "\(option) \(path)")
         } catch {
             throw CLIError(error)
         }
     }
+
+    static let base64Alphabet = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
 
     static func describe(_ error: any Error) -> String {
         let nsError = error as NSError

@@ -18,14 +18,14 @@ struct KeyOptions: ParsableArguments {
         var ring = KeyRing.apple
         for (path, curve) in [(appleKeyP256, ECCurve.p256), (appleKeyP192, .p192)] {
             guard let path else { continue }
-            let key = try KeyFiles.publicKey(path)
+            let key = try KeyFiles.publicKey(path, option: "--apple-key-\(curve == .p256 ? "p256" : "p192")")
             guard key.curve == curve else {
                 throw CLIError("--apple-key-\(curve == .p256 ? "p256" : "p192") \(path): the key is \(key.curve), expected \(curve)")
             }
             ring.replaceKeys(onCurveOf: TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: key))
         }
         for path in trustKeys {
-            ring.add(TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: try KeyFiles.publicKey(path)))
+            ring.add(TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: try KeyFiles.publicKey(path, option: "--trust-key")))
         }
         return ring
     }
