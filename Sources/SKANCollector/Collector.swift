@@ -46,6 +46,13 @@ public struct Collector: Sendable {
         metrics = CollectorMetrics()
     }
 
+    /// Adds the collector's routes (and its `Host` check) to `router`, so that they can be served beside another
+    /// service's routes on one listener. ``application(onServerRunning:)`` serves them on their own.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        CollectorRouter.add(to: router, pipeline: pipeline, store: store, metrics: metrics, failureLog: failureLog,
+                            configuration: configuration)
+    }
+
     /// The routes, for router-level tests and for embedding in another application.
     public var router: Router<BasicRequestContext> {
         CollectorRouter.make(pipeline: pipeline, store: store, metrics: metrics, failureLog: failureLog,

@@ -1,8 +1,10 @@
 import Foundation
 import Hummingbird
+import Logging
 import HummingbirdTesting
 import SKANCollector
 import SKANCore
+import SKANStore
 import SKANTestSupport
 import Testing
 
@@ -60,6 +62,26 @@ struct CollectorRouteTests {
             #expect(reply.status == 400)
             #expect(H.json(reply.body)["status"] as? String == "unsupported-version")
             #expect(H.json(reply.body)["field"] as? String == "version")
+        }
+    }
+
+    @Test("the routes mount on another service's router beside its own routes")
+    func addRoutes() async throws {
+        let collector = try Collector(configuration: CollectorConfiguration(port: 0),
+                                      store: try SQLitePostbackStore(inMemoryWith: RejectionCap()),
+                                      verifier: TestPostbacks.verifier, logger: Logger(label: "test"))
+        let router = Router(context: BasicRequestContext.self)
+        router.get("/other") { _, _ in "other service" }
+        collector.addRoutes(to: router)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await collector.writer.run() }
+            try await Application(router: router).test(.router) { client async throws in
+                #expect(try await H.get(client, "/other").body == "other service")
+                #expect(try await H.post(client, Array(TestPostbacks.postback().json.utf8)).status == 200)
+                #expect(try await H.get(client, "/healthz").status == 200)
+            }
+            collector.writer.finish()
+            try await group.waitForAll()
         }
     }
 

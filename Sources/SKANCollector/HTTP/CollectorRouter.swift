@@ -7,13 +7,22 @@ import SKANStore
 enum CollectorRouter {
     static func make(pipeline: PostbackPipeline, store: any PostbackStore, metrics: CollectorMetrics,
                      failureLog: StoreFailureLog, configuration: CollectorConfiguration) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        add(to: router, pipeline: pipeline, store: store, metrics: metrics, failureLog: failureLog,
+            configuration: configuration)
+        return router
+    }
+
+    /// Adds the collector's middleware and routes to `router`, which may carry another service's routes too.
+    static func add<Context: RequestContext>(to router: Router<Context>, pipeline: PostbackPipeline,
+                                             store: any PostbackStore, metrics: CollectorMetrics,
+                                             failureLog: StoreFailureLog, configuration: CollectorConfiguration) {
         // A client learns that the store failed and its code, never the database's own message (paths, SQL):
         // that goes to the log.
         @Sendable func unavailable(_ error: StoreError) -> Response {
             failureLog.record(error, entries: 0)
             return HTTPReplies.json(503, PostbackReply(.unavailable, reason: "the store failed (\(error.code)); retry later").json)
         }
-        let router = Router(context: BasicRequestContext.self)
         // First, so that it guards every route and the 404s alike, as the event-loop path does for postbacks.
         router.add(middleware: HostRequiredMiddleware())
         for path in configuration.postbackPaths {
@@ -67,7 +76,6 @@ enum CollectorRouter {
                 return unavailable(error)
             }
         }
-        return router
     }
 
     /// Reads the body within the limit and sends it down the pipeline. Every client mistake ends here as a 4xx.
