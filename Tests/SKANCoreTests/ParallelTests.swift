@@ -35,6 +35,13 @@ struct ParallelTests {
         #expect(first.wait() == (0..<2_000).map { $0 * 3 })
     }
 
+    @Test("an async caller awaits the same results in input order")
+    func awaited() async {
+        let input = Array(0..<5_000)
+        #expect(await Parallel.start(input) { $0 * 3 }.value() == input.map { $0 * 3 })
+        #expect(await Parallel.start([Int]()) { $0 }.value().isEmpty)
+    }
+
     @Test("results are released with the map, including a map never waited for")
     func release() {
         let before = Tracked.alive.load(ordering: .relaxed)

@@ -65,10 +65,10 @@ public struct PostbackPipeline: Sendable {
     public func ingest(_ records: [[UInt8]], endpoint: String, receivedAt: ReceivedTime = .sendAt) async -> [Result] {
         let verifier = verifier
         let readsSendAt = receivedAt == .sendAt
-        let judged = await Self.concurrentMap(records) { record in
+        let judged = await Parallel.start(records) { record in
             // The envelope is read a second time for its send time; next to an ECDSA verification that is noise.
             (verifier.verify(record: record), readsSendAt ? PostbackEnvelope.sendAtMilliseconds(of: record) : nil)
-        }
+        }.value()
         let entries = zip(records, judged).map { record, judged in
             entry(for: record, verdict: judged.0, endpoint: endpoint,
                   receivedAt: judged.1.map { Date(timeIntervalSince1970: Double($0) / 1000) })
@@ -130,23 +130,6 @@ public struct PostbackPipeline: Sendable {
             // The store's code, not its message: that may name paths and SQL, and goes to the log instead.
             return Result(reply: PostbackReply(.unavailable, reason: "the postback could not be stored (\(error.code)); retry later"),
                           version: version)
-        }
-    }
-
-    /// Maps on every core in contiguous chunks, keeping input order.
-    static func concurrentMap<T: Sendable, R: Sendable>(_ items: [T], _ transform: @escaping @Sendable (T) -> R) async
-        -> [R] {
-        let chunks = max(1, min(items.count, ProcessInfo.processInfo.activeProcessorCount * 4))
-        let size = (items.count + chunks - 1) / max(chunks, 1)
-        guard size > 0 else { return [] }
-        return await withTaskGroup(of: (Int, [R]).self) { group in
-            for start in stride(from: 0, to: items.count, by: size) {
-                let slice = Array(items[start..<min(start + size, items.count)])
-                group.addTask { (start, slice.map(transform)) }
-            }
-            var parts: [(Int, [R])] = []
-            for await part in group { parts.append(part) }
-            return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
         }
     }
 }

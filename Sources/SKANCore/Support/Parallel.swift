@@ -69,6 +69,14 @@ public final class ParallelMap<Result: Sendable>: @unchecked Sendable {
         return slots.map { $0! }
     }
 
+    /// The results in input order, for async callers: suspends instead of blocking one of Swift's concurrency
+    /// threads while the work runs on Dispatch's.
+    public func value() async -> [Result] {
+        await withCheckedContinuation { continuation in
+            group.notify(queue: .global()) { continuation.resume(returning: self.slots.map { $0! }) }
+        }
+    }
+
     deinit {
         // Work items still running write into the slots: they must finish before the memory goes.
         group.wait()
