@@ -108,6 +108,18 @@ struct ConnectionLifetimeTests {
         }
     }
 
+    @Test("a connection answered 413 before its body was read is closed once idle, on both paths",
+          arguments: Path.allCases)
+    func answeredBeforeBodyThenIdle(path: Path) async throws {
+        let body = String(repeating: "x", count: 200_000)
+        let request = "POST /postbacks HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+        let outcome = try await Self.connect(path, sending: request, patience: .seconds(15), idleTimeout: .seconds(1),
+                                             requestTimeout: .seconds(30))
+        #expect(outcome.closedByServer)
+        #expect(PostbackFastPathTests.parse(outcome.received).map(\.status) == [413])
+    }
+
     @Test("a refused body is read past only up to a bound, then the connection closes (event loop)")
     func discardBound() async throws {
         let head = "POST /postbacks HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n"

@@ -57,8 +57,14 @@ final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
             break
         case .end:
             isReadingRequest = false
-            // Read whole: the server owes the response, and the client may pipeline the next request meanwhile.
-            disarm()
+            if requestsOpen == 0 {
+                // Answered before it was read whole (a 413 on the router path): nothing more is owed, so the
+                // connection is idle from here, and a client that keeps it open is closed as any idle one.
+                arm(idleTimeout, context: context)
+            } else {
+                // Read whole: the server owes the response, and the client may pipeline the next request meanwhile.
+                disarm()
+            }
         }
         context.fireChannelRead(data)
     }
