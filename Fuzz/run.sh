@@ -32,11 +32,14 @@ done
 [[ -d "$vectors" ]] || { echo "run.sh: no vectors at $vectors (set VECTORS)" >&2; exit 2; }
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-    # SwiftPM's own --sanitize=fuzzer (not -Xswiftc) so that it links libFuzzer's main instead of the Swift one;
-    # address sanitizer too, because SKANCore reads bytes through unsafe buffer pointers that release builds
-    # do not bounds-check. The scratch path keeps these instrumented builds apart from the root package's.
+    # SwiftPM's own --sanitize=fuzzer (not -Xswiftc alone) so that it links libFuzzer's main instead of the Swift
+    # one; address sanitizer too, because SKANCore reads bytes through unsafe buffer pointers that release builds
+    # do not bounds-check. SwiftPM hands swiftc `-sanitize=fuzzer -sanitize=address`, and swiftc 6.3.1 keeps only
+    # the last of the two, dropping the coverage instrumentation (libFuzzer then warns "no interesting inputs");
+    # the combined `-sanitize=fuzzer,address` after them restores it. The scratch path keeps these instrumented
+    # builds apart from the root package's.
     nice -n "$nice_level" swift build -c release --package-path "$root/Fuzz" --scratch-path "$scratch" \
-        --sanitize=fuzzer --sanitize=address
+        --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address
 fi
 bin="$scratch/release"
 
