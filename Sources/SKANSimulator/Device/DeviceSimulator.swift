@@ -14,6 +14,8 @@ public struct DeviceSimulator: Sendable {
     public static let maximumNonWinning = 5
     /// Install to first launch: later launches cannot be attributed.
     public static let launchWindow: Int64 = 60 * SimulatedTime.day
+    /// Install to the app's first SKAdNetwork call: a later first call cannot be attributed (spec §6.4).
+    public static let firstCallWindow: Int64 = 60 * SimulatedTime.day
 
     /// Everything one device did, for the output and for tests.
     public struct Outcome: Sendable {
@@ -23,6 +25,10 @@ public struct DeviceSimulator: Sendable {
         public var refused = [0, 0]
         /// When the app was installed, if it was.
         public var installAt: Int64?
+        /// When the app was first launched, if it was installed.
+        public var launchAt: Int64?
+        /// The app's first SKAdNetwork call (registration or a valid update): the install notification.
+        public var firstCallAt: Int64?
         /// Why an install was not attributed.
         public var unattributed: Unattributed?
         /// Whether the install was a redownload.
@@ -47,6 +53,10 @@ public struct DeviceSimulator: Sendable {
         case noImpressionInWindow
         /// First launch more than 60 days after install.
         case launchTooLate
+        /// The app never registered nor set a valid conversion value: no install notification (spec §6.2).
+        case noAppCall
+        /// The app's first call came more than 60 days after install (spec §6.4).
+        case firstCallTooLate
     }
 
     struct Shown {
@@ -101,6 +111,7 @@ public struct DeviceSimulator: Sendable {
         outcome.redownload = random.chance(audience.redownloadRate)
         let fromAppStore = random.chance(audience.appStoreRate)
         let launchAt = installAt + Int64(random.double(in: audience.launchDelayHours) * Double(SimulatedTime.hour))
+        outcome.launchAt = launchAt
 
         // What the device keeps at install: valid, shown before it, inside its window, 15 view-through per app.
         var kept: [Shown] = []
@@ -135,7 +146,6 @@ public struct DeviceSimulator: Sendable {
         }
         var winner = kept[0]
         for impression in kept.dropFirst() where better(impression, than: winner) { winner = impression }
-        outcome.winningAd = winner.ad
         let winningNetwork = setup.networkOfAd[winner.ad]
         var losers: [Shown] = []
         if version >= .v3_0 {
@@ -152,15 +162,41 @@ public struct DeviceSimulator: Sendable {
         }
         let tier = campaign.ads[winner.ad].privacyTier ?? random.weighted(tierWeights)
 
+        // The funnel is drawn before the call rules are checked, so an unattributed install uses up the same
+        // random numbers as an attributed one and the devices after it do not change.
         let events = funnel(launchAt: launchAt, random: &random)
+        guard let firstCall = firstCall(launchAt: launchAt, events: events) else {
+            outcome.unattributed = .noAppCall
+            return outcome
+        }
+        outcome.firstCallAt = firstCall
+        guard firstCall - installAt <= Self.firstCallWindow else { outcome.unattributed = .firstCallTooLate; return outcome }
+        outcome.winningAd = winner.ad
         if version >= .v4_0 {
-            plan40(winner: winner, losers: losers, tier: tier, launchAt: launchAt, events: events,
+            plan40(winner: winner, losers: losers, tier: tier, launchAt: launchAt, firstCall: firstCall, events: events,
                    outcome: &outcome, random: &random)
         } else {
             plan30(winner: winner, losers: losers, tier: tier, launchAt: launchAt, events: events,
                    outcome: &outcome, random: &random)
         }
         return outcome
+    }
+
+    /// The app's first call that generates the install notification (spec §6.2): registration at launch, or
+    /// else the first update the device accepts. An out-of-range value is an error, not a call; a ≤3.0 app calls
+    /// only for rules with a fine value, since ≤3.0 has no coarse value.
+    func firstCall(launchAt: Int64, events: [(at: Int64, rule: ConversionRule?)]) -> Int64? {
+        if setup.campaign.settings.registerAtLaunch { return launchAt }
+        let coarseCalls = setup.campaign.version >= .v4_0
+        for event in events {
+            guard let rule = event.rule else { continue }
+            if let fine = rule.fine {
+                if (0...63).contains(fine) { return event.at }
+            } else if coarseCalls {
+                return event.at
+            }
+        }
+        return nil
     }
 
     private var tierWeights: [Double] {
@@ -216,9 +252,8 @@ public struct DeviceSimulator: Sendable {
             case .notGreater, .final: break
             }
         }
-        // An app that never registers nor sets a value still generated an install notification at launch.
-        let deadline = timer.deadline ?? launchAt + ConversionTimer.length
-        let lastChange = timer.lastChange ?? launchAt
+        // `run` attributes only installs whose app called, so the timer has started.
+        guard let deadline = timer.deadline, let lastChange = timer.lastChange else { return }
         let threshold = PrivacyTier.meetsThreshold(tier)
         func postback(for impression: Shown, won: Bool) -> PlannedPostback {
             let ad = campaign.ads[impression.ad]
@@ -240,7 +275,10 @@ public struct DeviceSimulator: Sendable {
     }
 
     /// Version 4.0: up to three winning postbacks by window, non-winning ones only for the first.
-    private func plan40(winner: Shown, losers: [Shown], tier: Int, launchAt: Int64,
+    ///
+    /// A window that closed before the app's first call sends nothing: the device had no install notification
+    /// to prepare a postback from (spec §6.2; the timing is open, see the README).
+    private func plan40(winner: Shown, losers: [Shown], tier: Int, launchAt: Int64, firstCall: Int64,
                         events: [(at: Int64, rule: ConversionRule?)], outcome: inout Outcome, random: inout SeededRandom) {
         let campaign = setup.campaign
         let settings = campaign.settings
@@ -258,7 +296,7 @@ public struct DeviceSimulator: Sendable {
         let winnerAd = campaign.ads[winner.ad]
         let winnerNetwork = setup.networkOfAd[winner.ad]
         let installID = transactionID(&random)
-        for (index, snapshot) in snapshots.enumerated() {
+        for (index, snapshot) in snapshots.enumerated() where snapshot.preparedAt >= firstCall {
             if index > 0 && tier == 0 { break }
             let sendAt = snapshot.preparedAt + random.integer(in: ConversionWindows.delays[index])
             let digits = index == 0 ? settings.digitsByTier[tier] : 2
@@ -280,7 +318,7 @@ public struct DeviceSimulator: Sendable {
                 postback: body, sendAt: sendAt, preparedAt: snapshot.preparedAt, lastChange: nil, network: winnerNetwork,
                 tier: tier, developerCopy: setup.developerCopyDestination != nil))
         }
-        for loser in losers {
+        for loser in losers where snapshots[0].preparedAt >= firstCall {
             let ad = campaign.ads[loser.ad]
             let network = setup.networkOfAd[loser.ad]
             let body = Postback(
