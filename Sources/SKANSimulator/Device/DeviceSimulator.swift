@@ -66,10 +66,13 @@ public struct DeviceSimulator: Sendable {
     }
 
     let setup: CampaignSetup
+    /// Keys the transaction ids with the run's campaign and seed.
+    let idKey: TransactionIDKey
 
-    /// A simulator for one prepared campaign.
-    public init(setup: CampaignSetup) {
+    /// A simulator for one prepared campaign, in the run of `seed`.
+    public init(setup: CampaignSetup, seed: UInt64) {
         self.setup = setup
+        idKey = TransactionIDKey(campaign: setup.campaign.identity, seed: seed)
     }
 
     /// Runs one device, drawing everything from `random`.
@@ -223,16 +226,21 @@ public struct DeviceSimulator: Sendable {
     }
 
     private func transactionID(_ random: inout SeededRandom) -> String {
-        // Lowercase hex straight from the generator's UUID bytes: the same text as `uuidString.lowercased()`.
+        // Two draws, as for any UUID, put through the run's key; then the version-4 bits, as lowercase hex (the
+        // same text as `uuidString.lowercased()`).
+        let first = random.next()
+        let second = random.next()
+        let (high, low) = idKey.permute(first, second)
         let hex = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(36)
-        withUnsafeBytes(of: random.uuid().uuid) { bytes in
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-                text.append(hex[Int(byte >> 4)])
-                text.append(hex[Int(byte & 0x0F)])
-            }
+        for index in 0..<16 {
+            var byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (56 - 8 * UInt64(index % 8)))
+            if index == 6 { byte = byte & 0x0F | 0x40 }
+            if index == 8 { byte = byte & 0x3F | 0x80 }
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
     }

@@ -33,7 +33,7 @@ public struct Simulation: Sendable {
     /// The devices of one chunk, unsigned, for tests that check device rules across seeds.
     public func outcomes(ofChunk chunk: Int) -> [DeviceSimulator.Outcome] {
         var random = SeededRandom(seed: seed, stream: UInt64(chunk))
-        let device = DeviceSimulator(setup: setup)
+        let device = DeviceSimulator(setup: setup, seed: seed)
         let count = min(Self.chunkSize, devices - chunk * Self.chunkSize)
         return (0..<count).map { _ in device.run(&random) }
     }
