@@ -43,6 +43,12 @@ public struct DeviceSimulator: Sendable {
         public var refusedUpdates = 0
         /// 4.0 fine values ignored because the first window was over.
         public var ignoredFineValues = 0
+        /// The device's story, when it was run with `tracing`.
+        public var trace: [TraceEvent]?
+
+        mutating func note(_ at: Int64, _ text: @autoclosure () -> String) {
+            if trace != nil { trace!.append(TraceEvent(at: at, text: text())) }
+        }
     }
 
     /// Why an install got no postback.
@@ -75,11 +81,13 @@ public struct DeviceSimulator: Sendable {
         idKey = TransactionIDKey(campaign: setup.campaign.identity, seed: seed)
     }
 
-    /// Runs one device, drawing everything from `random`.
-    public func run(_ random: inout SeededRandom) -> Outcome {
+    /// Runs one device, drawing everything from `random`; `tracing` records its story in ``Outcome/trace``
+    /// without changing any draw.
+    public func run(_ random: inout SeededRandom, tracing: Bool = false) -> Outcome {
         let campaign = setup.campaign
         let audience = campaign.audience
         var outcome = Outcome()
+        if tracing { outcome.trace = [] }
         let flight = Int64(campaign.flightDays) * SimulatedTime.day
 
         // Impressions, in the order the device meets them.
@@ -108,6 +116,7 @@ public struct DeviceSimulator: Sendable {
         }
         guard let installAt else {
             for impression in shown { if let refusal = impression.entry.refusal { outcome.refused[refusal.rawValue] += 1 } }
+            if tracing { traceImpressions(shown, kept: [], installAt: nil, into: &outcome) }
             return outcome
         }
         outcome.installAt = installAt
@@ -137,9 +146,23 @@ public struct DeviceSimulator: Sendable {
         for impression in shown where impression.at > installAt {
             if let refusal = impression.entry.refusal { outcome.refused[refusal.rawValue] += 1 }
         }
+        if tracing {
+            traceImpressions(shown, kept: kept, installAt: installAt, into: &outcome)
+            let install = "install\(outcome.redownload ? " (redownload)" : "")\(fromAppStore ? "" : ", not from the App Store: never attributed")"
+            outcome.note(installAt, install)
+            outcome.note(launchAt, "first launch")
+        }
         guard fromAppStore else { outcome.unattributed = .notAppStore; return outcome }
-        guard !kept.isEmpty else { outcome.unattributed = .noImpressionInWindow; return outcome }
-        guard launchAt - installAt <= Self.launchWindow else { outcome.unattributed = .launchTooLate; return outcome }
+        guard !kept.isEmpty else {
+            outcome.unattributed = .noImpressionInWindow
+            outcome.note(installAt, "not attributed: no kept impression in its window (spec §6.4)")
+            return outcome
+        }
+        guard launchAt - installAt <= Self.launchWindow else {
+            outcome.unattributed = .launchTooLate
+            outcome.note(launchAt, "not attributed: first launch more than 60 days after install (spec §6.4)")
+            return outcome
+        }
 
         // `kept` runs newest first, so the first best is the most recent.
         let version = campaign.version
@@ -170,11 +193,20 @@ public struct DeviceSimulator: Sendable {
         let events = funnel(launchAt: launchAt, random: &random)
         guard let firstCall = firstCall(launchAt: launchAt, events: events) else {
             outcome.unattributed = .noAppCall
+            outcome.note(launchAt, "not attributed: the app never calls SKAdNetwork (spec §6.2)")
+            if tracing { traceEvents(events, into: &outcome) }
             return outcome
         }
         outcome.firstCallAt = firstCall
-        guard firstCall - installAt <= Self.firstCallWindow else { outcome.unattributed = .firstCallTooLate; return outcome }
+        if campaign.settings.registerAtLaunch { outcome.note(launchAt, "registerAppForAdNetworkAttribution(): install notification") }
+        guard firstCall - installAt <= Self.firstCallWindow else {
+            outcome.unattributed = .firstCallTooLate
+            outcome.note(firstCall, "not attributed: the first call comes more than 60 days after install (spec §6.4)")
+            if tracing { traceEvents(events, into: &outcome) }
+            return outcome
+        }
         outcome.winningAd = winner.ad
+        outcome.note(launchAt, "winner: \(describe(winner.ad)), privacy tier \(tier)\(losers.isEmpty ? "" : "; non-winning: " + losers.map { describe($0.ad) }.joined(separator: ", "))")
         if version >= .v4_0 {
             plan40(winner: winner, losers: losers, tier: tier, launchAt: launchAt, firstCall: firstCall, events: events,
                    outcome: &outcome, random: &random)
@@ -182,7 +214,52 @@ public struct DeviceSimulator: Sendable {
             plan30(winner: winner, losers: losers, tier: tier, launchAt: launchAt, events: events,
                    outcome: &outcome, random: &random)
         }
+        for index in outcome.postbacks.indices {
+            outcome.postbacks[index].installAt = installAt
+            outcome.postbacks[index].launchAt = launchAt
+        }
+        if tracing { tracePostbacks(into: &outcome) }
         return outcome
+    }
+
+    private func describe(_ ad: Int) -> String {
+        let placement = setup.campaign.ads[ad]
+        return "ad #\(ad) (\(placement.network), \(placement.kind.rawValue))"
+    }
+
+    private func traceImpressions(_ shown: [Shown], kept: [Shown], installAt: Int64?, into outcome: inout Outcome) {
+        for impression in shown {
+            let status: String
+            if let refusal = impression.entry.refusal {
+                status = "refused (\(refusal == .badSignature ? "bad signature" : "bad fields"): \(impression.entry.fault ?? ""))"
+            } else if let installAt, impression.at <= installAt {
+                status = kept.contains { $0.at == impression.at && $0.ad == impression.ad }
+                    ? "kept for attribution" : "not kept (outside its window, or over the view-through cap)"
+            } else {
+                status = "shown"
+            }
+            outcome.note(impression.at, "impression: \(describe(impression.ad)) \(status)")
+        }
+    }
+
+    private func traceEvents(_ events: [(at: Int64, rule: ConversionRule?)], into outcome: inout Outcome) {
+        for event in events {
+            let call = event.rule.map { "fine \($0.fine.map(String.init) ?? "-"), coarse \($0.coarse?.rawValue ?? "-")" } ?? "no conversion rule"
+            outcome.note(event.at, "in-app event: \(call)")
+        }
+    }
+
+    private func tracePostbacks(into outcome: inout Outcome) {
+        let networks = setup.campaign.adNetworks
+        for planned in outcome.postbacks {
+            let postback = planned.postback
+            let value = postback.conversionValue.map { "conversion-value \($0)" }
+                ?? postback.coarseConversionValue.map { "coarse-conversion-value \($0.rawValue)" } ?? "no value"
+            let which = postback.postbackSequenceIndex.map { "postback \($0)" } ?? "postback"
+            let role = planned.isWinning ? "winning" : "non-winning"
+            outcome.note(planned.preparedAt, "\(which) prepared for \(networks[planned.network].id) (\(role), \(value))")
+            outcome.note(planned.sendAt, "\(which) sent to \(networks[planned.network].id), transaction-id \(postback.transactionID)\(planned.developerCopy ? ", developer copy too" : "")")
+        }
     }
 
     /// The app's first call that generates the install notification (spec §6.2): registration at launch, or
@@ -254,11 +331,13 @@ public struct DeviceSimulator: Sendable {
         if campaign.settings.registerAtLaunch { timer.register(at: launchAt) }
         for event in events {
             guard let fine = event.rule?.fine else { continue }
-            switch timer.update(fine, at: event.at) {
+            let result = timer.update(fine, at: event.at)
+            switch result {
             case .accepted: outcome.acceptedValues.append(fine)
             case .outOfRange: outcome.refusedUpdates += 1
             case .notGreater, .final: break
             }
+            outcome.note(event.at, "updateConversionValue(\(fine)): \(result)")
         }
         // `run` attributes only installs whose app called, so the timer has started.
         guard let deadline = timer.deadline, let lastChange = timer.lastChange else { return }
@@ -276,7 +355,8 @@ public struct DeviceSimulator: Sendable {
                 conversionValue: version >= .v2_0 && won && threshold ? timer.value : nil)
             return PlannedPostback(postback: body, sendAt: sendAt, preparedAt: deadline, lastChange: lastChange,
                                    network: setup.networkOfAd[impression.ad], tier: tier,
-                                   developerCopy: won && setup.developerCopyDestination != nil)
+                                   developerCopy: won && setup.developerCopyDestination != nil,
+                                   lastUpdateAt: body.conversionValue == nil ? nil : lastChange)
         }
         outcome.postbacks.append(postback(for: winner, won: true))
         for loser in losers { outcome.postbacks.append(postback(for: loser, won: false)) }
@@ -293,11 +373,13 @@ public struct DeviceSimulator: Sendable {
         var windows = ConversionWindows(firstLaunch: launchAt, coarseCarriesOver: settings.coarseCarriesOver)
         for event in events {
             guard let rule = event.rule else { continue }
-            switch windows.update(fine: rule.fine, coarse: rule.coarse, lock: rule.lock, at: event.at) {
+            let result = windows.update(fine: rule.fine, coarse: rule.coarse, lock: rule.lock, at: event.at)
+            switch result {
             case .outOfRange: outcome.refusedUpdates += 1
             case .fineIgnored: outcome.ignoredFineValues += 1
             case .accepted, .closed: break
             }
+            outcome.note(event.at, "updatePostbackConversionValue(\(rule.fine.map(String.init) ?? "-"), coarse: \(rule.coarse?.rawValue ?? "-"), lock: \(rule.lock)): \(result)")
         }
         let snapshots = windows.finish()
         let sharedIDs = settings.transactionIDs == .perInstall
@@ -322,9 +404,11 @@ public struct DeviceSimulator: Sendable {
             } else if tier >= 1 {
                 body.coarseConversionValue = snapshot.coarse
             }
+            let lastUpdate = body.conversionValue != nil ? snapshot.fineSetAt
+                : body.coarseConversionValue != nil ? snapshot.coarseSetAt : nil
             outcome.postbacks.append(PlannedPostback(
                 postback: body, sendAt: sendAt, preparedAt: snapshot.preparedAt, lastChange: nil, network: winnerNetwork,
-                tier: tier, developerCopy: setup.developerCopyDestination != nil))
+                tier: tier, developerCopy: setup.developerCopyDestination != nil, lastUpdateAt: lastUpdate))
         }
         for loser in losers where snapshots[0].preparedAt >= firstCall {
             let ad = campaign.ads[loser.ad]
