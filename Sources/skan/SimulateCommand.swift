@@ -36,10 +36,15 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "With --post: simulated seconds per real second (86400 = a day a second). Default: no waiting.")
     var speed: Double?
 
+    @Option(help: "Print one device's timeline (its number, the envelope's \"device\") instead of running all.")
+    var trace: Int?
+
     func validate() throws {
         if let devices, devices < 1 { throw ValidationError("--devices must be at least 1, got \(devices)") }
         if let speed, !(speed > 0) { throw ValidationError("--speed must be above 0, got \(speed)") }
         if speed != nil && post == nil { throw ValidationError("--speed applies to --post only") }
+        if let trace, trace < 0 { throw ValidationError("--trace must be a device number of 0 or more, got \(trace)") }
+        if trace != nil && (out != nil || post != nil) { throw ValidationError("--trace prints one device; leave out --out and --post") }
     }
 
     func run() throws {
@@ -47,6 +52,14 @@ struct SimulateCommand: ParsableCommand {
         do { setup = try CampaignFile.load(path: campaign) } catch { throw CLIError(error.reason) }
         let count = devices ?? setup.campaign.devices
         let simulation = Simulation(setup: setup, seed: seed, devices: count)
+        if let trace {
+            guard let events = simulation.trace(device: trace) else {
+                throw CLIError("--trace: device \(trace) is not in the run (devices 0...\(count - 1))")
+            }
+            let header = "device \(trace) of \(setup.campaign.name) (version \(setup.campaign.version), seed \(seed))"
+            print(([header] + TraceEvent.lines(events)).joined(separator: "\n"))
+            return
+        }
         let progress = ProgressCounter(total: count, enabled: count >= 20_000)
         var writer = try out.map { path throws(CLIError) in try LineWriter(path: path) }
         var delivery: PostbackDelivery?

@@ -45,9 +45,11 @@ struct ConversionStateTests {
         #expect(windows.update(fine: nil, coarse: .high, lock: false, at: 10 * SimulatedTime.day) == .accepted)
         let snapshots = windows.finish()
         #expect(snapshots.count == 3)
-        #expect(snapshots[0] == .init(fine: 12, coarse: .medium, preparedAt: 4 * hour, locked: true))
-        #expect(snapshots[1] == .init(fine: nil, coarse: .medium, preparedAt: 7 * SimulatedTime.day, locked: false))
-        #expect(snapshots[2] == .init(fine: nil, coarse: .high, preparedAt: 35 * SimulatedTime.day, locked: false))
+        // Each value remembers the update that set it: the envelope's last-update-at. A carried-over coarse value
+        // keeps its time; an ignored fine value sets none.
+        #expect(snapshots[0] == .init(fine: 12, coarse: .medium, fineSetAt: 4 * hour, coarseSetAt: 4 * hour, preparedAt: 4 * hour, locked: true))
+        #expect(snapshots[1] == .init(fine: nil, coarse: .medium, coarseSetAt: 4 * hour, preparedAt: 7 * SimulatedTime.day, locked: false))
+        #expect(snapshots[2] == .init(fine: nil, coarse: .high, coarseSetAt: 10 * SimulatedTime.day, preparedAt: 35 * SimulatedTime.day, locked: false))
     }
 
     @Test("source identifiers keep their trailing digits by default, leading ones when set", arguments: [

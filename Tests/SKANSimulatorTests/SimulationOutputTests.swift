@@ -72,12 +72,15 @@ struct SimulationOutputTests {
         #expect(summary.postbacksByWindow.reduce(0, +) == summary.winning)
     }
 
-    @Test("the envelope carries send time and destination beside the wire postback")
+    @Test("the envelope carries send time, destination and the device's story beside the wire postback")
     func envelopeShape() throws {
-        let record = SimulatedRecord(sendAt: 1_772_577_392_274, destination: "https://a.example/p", recipient: .adNetwork,
-                                     postback: Array("{\"x\":1}".utf8))
+        var record = SimulatedRecord(sendAt: 1_772_577_392_274, destination: "https://a.example/p", recipient: .adNetwork,
+                                     postback: Array("{\"x\":1}".utf8), device: 7, installedAt: 1_772_400_000_000,
+                                     launchedAt: 1_772_400_060_000, preparedAt: 1_772_490_000_000, lastUpdateAt: nil, tier: 2)
         #expect(String(decoding: record.envelopeLine, as: UTF8.self) ==
-            "{\"send-at\":\"2026-03-03T22:36:32.274Z\",\"send-at-ms\":1772577392274,\"destination\":\"https://a.example/p\",\"recipient\":\"ad-network\",\"postback\":{\"x\":1}}\n")
+            "{\"send-at\":\"2026-03-03T22:36:32.274Z\",\"send-at-ms\":1772577392274,\"destination\":\"https://a.example/p\",\"recipient\":\"ad-network\",\"device\":7,\"installed-at\":\"2026-03-01T21:20:00.000Z\",\"launched-at\":\"2026-03-01T21:21:00.000Z\",\"prepared-at\":\"2026-03-02T22:20:00.000Z\",\"last-update-at\":null,\"tier\":2,\"postback\":{\"x\":1}}\n")
+        record.lastUpdateAt = 1_772_400_060_000
+        #expect(String(decoding: record.envelopeLine, as: UTF8.self).contains("\"last-update-at\":\"2026-03-01T21:21:00.000Z\",\"tier\":2,"))
         #expect(SimulatedTime.parse("2026-03-03T22:36:32.274Z") == 1_772_577_392_274)
         #expect(SimulatedTime.iso8601(0) == "1970-01-01T00:00:00.000Z")
     }

@@ -33,6 +33,10 @@ public struct Campaign: Sendable, Decodable {
     public var conversionSchema: [ConversionRule]
     /// Choices where Apple's documentation is open (spec §11), with defaults.
     public var settings: SimulationSettings
+    /// What sets this campaign apart from every other: a fingerprint of its file's bytes, set by
+    /// ``CampaignFile/decode(_:source:)``. With the seed it keys the run's transaction ids, so two campaigns never
+    /// share one; a program that changes a campaign after decoding and wants other ids changes this too.
+    public var identity: UInt64 = 0
 
     enum CodingKeys: String, CodingKey {
         case name, version, start, devices, ads, audience, events, settings

@@ -7,7 +7,9 @@ public enum CampaignFile {
     /// Decodes a campaign from JSON bytes; `source` names it in errors.
     public static func decode(_ data: Data, source: String) throws(SimulatorError) -> Campaign {
         do {
-            return try JSONDecoder().decode(Campaign.self, from: data)
+            var campaign = try JSONDecoder().decode(Campaign.self, from: data)
+            campaign.identity = TransactionIDKey.fingerprint(data)
+            return campaign
         } catch let error as DecodingError {
             throw SimulatorError(.invalidCampaign, "\(source): \(describe(error))")
         } catch {

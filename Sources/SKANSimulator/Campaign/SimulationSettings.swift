@@ -31,8 +31,9 @@ public struct SimulationSettings: Sendable, Decodable {
     public var refusedImpressionRate: Double = 0
     /// How many signed impressions each placement holds ready; devices draw from them. Default 8.
     public var impressionPoolSize: Int = 8
-    /// Whether the app calls `registerAppForAdNetworkAttribution()` at first launch (≤3.0). Default true; when
-    /// false the first conversion update starts the timer.
+    /// Whether the app calls `registerAppForAdNetworkAttribution()` at first launch. Default true; when false the
+    /// first valid conversion update is the app's first call: it generates the install notification and (≤3.0)
+    /// starts the timer, and an app that never makes one gets no postback (spec §6.2).
     public var registerAtLaunch: Bool = true
     /// Whether a 4.0 coarse value set in one window is still reported by the next window's postback when the app
     /// sets none there. Default true: the value is device state, not per window.

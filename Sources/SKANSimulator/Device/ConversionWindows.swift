@@ -20,6 +20,10 @@ public struct ConversionWindows: Sendable, Hashable {
         public var fine: Int?
         /// The coarse value.
         public var coarse: CoarseValue?
+        /// When the fine value was set.
+        public var fineSetAt: Int64?
+        /// When the coarse value was set (in this window or, carried over, an earlier one).
+        public var coarseSetAt: Int64?
         /// When the postback was prepared: the window's end or the lock.
         public var preparedAt: Int64
         /// Whether the app locked the window.
@@ -41,6 +45,8 @@ public struct ConversionWindows: Sendable, Hashable {
     public let firstLaunch: Int64
     private var fine: Int?
     private var coarse: CoarseValue?
+    private var fineSetAt: Int64?
+    private var coarseSetAt: Int64?
     private let coarseCarriesOver: Bool
     /// Closed windows, in order.
     public private(set) var snapshots: [Snapshot] = []
@@ -66,8 +72,10 @@ public struct ConversionWindows: Sendable, Hashable {
     }
 
     private mutating func close(at time: Int64, locked: Bool) {
-        snapshots.append(Snapshot(fine: snapshots.isEmpty ? fine : nil, coarse: coarse, preparedAt: time, locked: locked))
-        if !coarseCarriesOver { coarse = nil }
+        let first = snapshots.isEmpty
+        snapshots.append(Snapshot(fine: first ? fine : nil, coarse: coarse, fineSetAt: first ? fineSetAt : nil,
+                                  coarseSetAt: coarseSetAt, preparedAt: time, locked: locked))
+        if !coarseCarriesOver { coarse = nil; coarseSetAt = nil }
     }
 
     /// `updatePostbackConversionValue(_:coarseValue:lockWindow:)`; pass `nil` for a part the app does not set.
@@ -78,9 +86,9 @@ public struct ConversionWindows: Sendable, Hashable {
         guard let window = window(at: time), window == snapshots.count else { return .closed }
         var outcome = Outcome.accepted
         if let newFine {
-            if window == 0 { fine = newFine } else { outcome = .fineIgnored }
+            if window == 0 { fine = newFine; fineSetAt = time } else { outcome = .fineIgnored }
         }
-        if let newCoarse { coarse = newCoarse }
+        if let newCoarse { coarse = newCoarse; coarseSetAt = time }
         if lock { close(at: time, locked: true) }
         return outcome
     }

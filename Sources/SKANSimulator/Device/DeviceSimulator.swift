@@ -14,6 +14,8 @@ public struct DeviceSimulator: Sendable {
     public static let maximumNonWinning = 5
     /// Install to first launch: later launches cannot be attributed.
     public static let launchWindow: Int64 = 60 * SimulatedTime.day
+    /// Install to the app's first SKAdNetwork call: a later first call cannot be attributed (spec §6.4).
+    public static let firstCallWindow: Int64 = 60 * SimulatedTime.day
 
     /// Everything one device did, for the output and for tests.
     public struct Outcome: Sendable {
@@ -23,6 +25,10 @@ public struct DeviceSimulator: Sendable {
         public var refused = [0, 0]
         /// When the app was installed, if it was.
         public var installAt: Int64?
+        /// When the app was first launched, if it was installed.
+        public var launchAt: Int64?
+        /// The app's first SKAdNetwork call (registration or a valid update): the install notification.
+        public var firstCallAt: Int64?
         /// Why an install was not attributed.
         public var unattributed: Unattributed?
         /// Whether the install was a redownload.
@@ -37,6 +43,12 @@ public struct DeviceSimulator: Sendable {
         public var refusedUpdates = 0
         /// 4.0 fine values ignored because the first window was over.
         public var ignoredFineValues = 0
+        /// The device's story, when it was run with `tracing`.
+        public var trace: [TraceEvent]?
+
+        mutating func note(_ at: Int64, _ text: @autoclosure () -> String) {
+            if trace != nil { trace!.append(TraceEvent(at: at, text: text())) }
+        }
     }
 
     /// Why an install got no postback.
@@ -47,6 +59,10 @@ public struct DeviceSimulator: Sendable {
         case noImpressionInWindow
         /// First launch more than 60 days after install.
         case launchTooLate
+        /// The app never registered nor set a valid conversion value: no install notification (spec §6.2).
+        case noAppCall
+        /// The app's first call came more than 60 days after install (spec §6.4).
+        case firstCallTooLate
     }
 
     struct Shown {
@@ -56,17 +72,22 @@ public struct DeviceSimulator: Sendable {
     }
 
     let setup: CampaignSetup
+    /// Keys the transaction ids with the run's campaign and seed.
+    let idKey: TransactionIDKey
 
-    /// A simulator for one prepared campaign.
-    public init(setup: CampaignSetup) {
+    /// A simulator for one prepared campaign, in the run of `seed`.
+    public init(setup: CampaignSetup, seed: UInt64) {
         self.setup = setup
+        idKey = TransactionIDKey(campaign: setup.campaign.identity, seed: seed)
     }
 
-    /// Runs one device, drawing everything from `random`.
-    public func run(_ random: inout SeededRandom) -> Outcome {
+    /// Runs one device, drawing everything from `random`; `tracing` records its story in ``Outcome/trace``
+    /// without changing any draw.
+    public func run(_ random: inout SeededRandom, tracing: Bool = false) -> Outcome {
         let campaign = setup.campaign
         let audience = campaign.audience
         var outcome = Outcome()
+        if tracing { outcome.trace = [] }
         let flight = Int64(campaign.flightDays) * SimulatedTime.day
 
         // Impressions, in the order the device meets them.
@@ -95,12 +116,14 @@ public struct DeviceSimulator: Sendable {
         }
         guard let installAt else {
             for impression in shown { if let refusal = impression.entry.refusal { outcome.refused[refusal.rawValue] += 1 } }
+            if tracing { traceImpressions(shown, kept: [], installAt: nil, into: &outcome) }
             return outcome
         }
         outcome.installAt = installAt
         outcome.redownload = random.chance(audience.redownloadRate)
         let fromAppStore = random.chance(audience.appStoreRate)
         let launchAt = installAt + Int64(random.double(in: audience.launchDelayHours) * Double(SimulatedTime.hour))
+        outcome.launchAt = launchAt
 
         // What the device keeps at install: valid, shown before it, inside its window, 15 view-through per app.
         var kept: [Shown] = []
@@ -123,9 +146,23 @@ public struct DeviceSimulator: Sendable {
         for impression in shown where impression.at > installAt {
             if let refusal = impression.entry.refusal { outcome.refused[refusal.rawValue] += 1 }
         }
+        if tracing {
+            traceImpressions(shown, kept: kept, installAt: installAt, into: &outcome)
+            let install = "install\(outcome.redownload ? " (redownload)" : "")\(fromAppStore ? "" : ", not from the App Store: never attributed")"
+            outcome.note(installAt, install)
+            outcome.note(launchAt, "first launch")
+        }
         guard fromAppStore else { outcome.unattributed = .notAppStore; return outcome }
-        guard !kept.isEmpty else { outcome.unattributed = .noImpressionInWindow; return outcome }
-        guard launchAt - installAt <= Self.launchWindow else { outcome.unattributed = .launchTooLate; return outcome }
+        guard !kept.isEmpty else {
+            outcome.unattributed = .noImpressionInWindow
+            outcome.note(installAt, "not attributed: no kept impression in its window (spec §6.4)")
+            return outcome
+        }
+        guard launchAt - installAt <= Self.launchWindow else {
+            outcome.unattributed = .launchTooLate
+            outcome.note(launchAt, "not attributed: first launch more than 60 days after install (spec §6.4)")
+            return outcome
+        }
 
         // `kept` runs newest first, so the first best is the most recent.
         let version = campaign.version
@@ -135,7 +172,6 @@ public struct DeviceSimulator: Sendable {
         }
         var winner = kept[0]
         for impression in kept.dropFirst() where better(impression, than: winner) { winner = impression }
-        outcome.winningAd = winner.ad
         let winningNetwork = setup.networkOfAd[winner.ad]
         var losers: [Shown] = []
         if version >= .v3_0 {
@@ -152,15 +188,95 @@ public struct DeviceSimulator: Sendable {
         }
         let tier = campaign.ads[winner.ad].privacyTier ?? random.weighted(tierWeights)
 
+        // The funnel is drawn before the call rules are checked, so an unattributed install uses up the same
+        // random numbers as an attributed one and the devices after it do not change.
         let events = funnel(launchAt: launchAt, random: &random)
+        guard let firstCall = firstCall(launchAt: launchAt, events: events) else {
+            outcome.unattributed = .noAppCall
+            outcome.note(launchAt, "not attributed: the app never calls SKAdNetwork (spec §6.2)")
+            if tracing { traceEvents(events, into: &outcome) }
+            return outcome
+        }
+        outcome.firstCallAt = firstCall
+        if campaign.settings.registerAtLaunch { outcome.note(launchAt, "registerAppForAdNetworkAttribution(): install notification") }
+        guard firstCall - installAt <= Self.firstCallWindow else {
+            outcome.unattributed = .firstCallTooLate
+            outcome.note(firstCall, "not attributed: the first call comes more than 60 days after install (spec §6.4)")
+            if tracing { traceEvents(events, into: &outcome) }
+            return outcome
+        }
+        outcome.winningAd = winner.ad
+        outcome.note(launchAt, "winner: \(describe(winner.ad)), privacy tier \(tier)\(losers.isEmpty ? "" : "; non-winning: " + losers.map { describe($0.ad) }.joined(separator: ", "))")
         if version >= .v4_0 {
-            plan40(winner: winner, losers: losers, tier: tier, launchAt: launchAt, events: events,
+            plan40(winner: winner, losers: losers, tier: tier, launchAt: launchAt, firstCall: firstCall, events: events,
                    outcome: &outcome, random: &random)
         } else {
             plan30(winner: winner, losers: losers, tier: tier, launchAt: launchAt, events: events,
                    outcome: &outcome, random: &random)
         }
+        for index in outcome.postbacks.indices {
+            outcome.postbacks[index].installAt = installAt
+            outcome.postbacks[index].launchAt = launchAt
+        }
+        if tracing { tracePostbacks(into: &outcome) }
         return outcome
+    }
+
+    private func describe(_ ad: Int) -> String {
+        let placement = setup.campaign.ads[ad]
+        return "ad #\(ad) (\(placement.network), \(placement.kind.rawValue))"
+    }
+
+    private func traceImpressions(_ shown: [Shown], kept: [Shown], installAt: Int64?, into outcome: inout Outcome) {
+        for impression in shown {
+            let status: String
+            if let refusal = impression.entry.refusal {
+                status = "refused (\(refusal == .badSignature ? "bad signature" : "bad fields"): \(impression.entry.fault ?? ""))"
+            } else if let installAt, impression.at <= installAt {
+                status = kept.contains { $0.at == impression.at && $0.ad == impression.ad }
+                    ? "kept for attribution" : "not kept (outside its window, or over the view-through cap)"
+            } else {
+                status = "shown"
+            }
+            outcome.note(impression.at, "impression: \(describe(impression.ad)) \(status)")
+        }
+    }
+
+    private func traceEvents(_ events: [(at: Int64, rule: ConversionRule?)], into outcome: inout Outcome) {
+        for event in events {
+            let call = event.rule.map { "fine \($0.fine.map(String.init) ?? "-"), coarse \($0.coarse?.rawValue ?? "-")" } ?? "no conversion rule"
+            outcome.note(event.at, "in-app event: \(call)")
+        }
+    }
+
+    private func tracePostbacks(into outcome: inout Outcome) {
+        let networks = setup.campaign.adNetworks
+        for planned in outcome.postbacks {
+            let postback = planned.postback
+            let value = postback.conversionValue.map { "conversion-value \($0)" }
+                ?? postback.coarseConversionValue.map { "coarse-conversion-value \($0.rawValue)" } ?? "no value"
+            let which = postback.postbackSequenceIndex.map { "postback \($0)" } ?? "postback"
+            let role = planned.isWinning ? "winning" : "non-winning"
+            outcome.note(planned.preparedAt, "\(which) prepared for \(networks[planned.network].id) (\(role), \(value))")
+            outcome.note(planned.sendAt, "\(which) sent to \(networks[planned.network].id), transaction-id \(postback.transactionID)\(planned.developerCopy ? ", developer copy too" : "")")
+        }
+    }
+
+    /// The app's first call that generates the install notification (spec §6.2): registration at launch, or
+    /// else the first update the device accepts. An out-of-range value is an error, not a call; a ≤3.0 app calls
+    /// only for rules with a fine value, since ≤3.0 has no coarse value.
+    func firstCall(launchAt: Int64, events: [(at: Int64, rule: ConversionRule?)]) -> Int64? {
+        if setup.campaign.settings.registerAtLaunch { return launchAt }
+        let coarseCalls = setup.campaign.version >= .v4_0
+        for event in events {
+            guard let rule = event.rule else { continue }
+            if let fine = rule.fine {
+                if (0...63).contains(fine) { return event.at }
+            } else if coarseCalls {
+                return event.at
+            }
+        }
+        return nil
     }
 
     private var tierWeights: [Double] {
@@ -187,16 +303,21 @@ public struct DeviceSimulator: Sendable {
     }
 
     private func transactionID(_ random: inout SeededRandom) -> String {
-        // Lowercase hex straight from the generator's UUID bytes: the same text as `uuidString.lowercased()`.
+        // Two draws, as for any UUID, put through the run's key; then the version-4 bits, as lowercase hex (the
+        // same text as `uuidString.lowercased()`).
+        let first = random.next()
+        let second = random.next()
+        let (high, low) = idKey.permute(first, second)
         let hex = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(36)
-        withUnsafeBytes(of: random.uuid().uuid) { bytes in
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-                text.append(hex[Int(byte >> 4)])
-                text.append(hex[Int(byte & 0x0F)])
-            }
+        for index in 0..<16 {
+            var byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (56 - 8 * UInt64(index % 8)))
+            if index == 6 { byte = byte & 0x0F | 0x40 }
+            if index == 8 { byte = byte & 0x3F | 0x80 }
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hex[Int(byte >> 4)])
+            text.append(hex[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
     }
@@ -210,15 +331,16 @@ public struct DeviceSimulator: Sendable {
         if campaign.settings.registerAtLaunch { timer.register(at: launchAt) }
         for event in events {
             guard let fine = event.rule?.fine else { continue }
-            switch timer.update(fine, at: event.at) {
+            let result = timer.update(fine, at: event.at)
+            switch result {
             case .accepted: outcome.acceptedValues.append(fine)
             case .outOfRange: outcome.refusedUpdates += 1
             case .notGreater, .final: break
             }
+            outcome.note(event.at, "updateConversionValue(\(fine)): \(result)")
         }
-        // An app that never registers nor sets a value still generated an install notification at launch.
-        let deadline = timer.deadline ?? launchAt + ConversionTimer.length
-        let lastChange = timer.lastChange ?? launchAt
+        // `run` attributes only installs whose app called, so the timer has started.
+        guard let deadline = timer.deadline, let lastChange = timer.lastChange else { return }
         let threshold = PrivacyTier.meetsThreshold(tier)
         func postback(for impression: Shown, won: Bool) -> PlannedPostback {
             let ad = campaign.ads[impression.ad]
@@ -233,32 +355,38 @@ public struct DeviceSimulator: Sendable {
                 conversionValue: version >= .v2_0 && won && threshold ? timer.value : nil)
             return PlannedPostback(postback: body, sendAt: sendAt, preparedAt: deadline, lastChange: lastChange,
                                    network: setup.networkOfAd[impression.ad], tier: tier,
-                                   developerCopy: won && setup.developerCopyDestination != nil)
+                                   developerCopy: won && setup.developerCopyDestination != nil,
+                                   lastUpdateAt: body.conversionValue == nil ? nil : lastChange)
         }
         outcome.postbacks.append(postback(for: winner, won: true))
         for loser in losers { outcome.postbacks.append(postback(for: loser, won: false)) }
     }
 
     /// Version 4.0: up to three winning postbacks by window, non-winning ones only for the first.
-    private func plan40(winner: Shown, losers: [Shown], tier: Int, launchAt: Int64,
+    ///
+    /// A window that closed before the app's first call sends nothing: the device had no install notification
+    /// to prepare a postback from (spec §6.2; the timing is open, see the README).
+    private func plan40(winner: Shown, losers: [Shown], tier: Int, launchAt: Int64, firstCall: Int64,
                         events: [(at: Int64, rule: ConversionRule?)], outcome: inout Outcome, random: inout SeededRandom) {
         let campaign = setup.campaign
         let settings = campaign.settings
         var windows = ConversionWindows(firstLaunch: launchAt, coarseCarriesOver: settings.coarseCarriesOver)
         for event in events {
             guard let rule = event.rule else { continue }
-            switch windows.update(fine: rule.fine, coarse: rule.coarse, lock: rule.lock, at: event.at) {
+            let result = windows.update(fine: rule.fine, coarse: rule.coarse, lock: rule.lock, at: event.at)
+            switch result {
             case .outOfRange: outcome.refusedUpdates += 1
             case .fineIgnored: outcome.ignoredFineValues += 1
             case .accepted, .closed: break
             }
+            outcome.note(event.at, "updatePostbackConversionValue(\(rule.fine.map(String.init) ?? "-"), coarse: \(rule.coarse?.rawValue ?? "-"), lock: \(rule.lock)): \(result)")
         }
         let snapshots = windows.finish()
         let sharedIDs = settings.transactionIDs == .perInstall
         let winnerAd = campaign.ads[winner.ad]
         let winnerNetwork = setup.networkOfAd[winner.ad]
         let installID = transactionID(&random)
-        for (index, snapshot) in snapshots.enumerated() {
+        for (index, snapshot) in snapshots.enumerated() where snapshot.preparedAt >= firstCall {
             if index > 0 && tier == 0 { break }
             let sendAt = snapshot.preparedAt + random.integer(in: ConversionWindows.delays[index])
             let digits = index == 0 ? settings.digitsByTier[tier] : 2
@@ -276,11 +404,13 @@ public struct DeviceSimulator: Sendable {
             } else if tier >= 1 {
                 body.coarseConversionValue = snapshot.coarse
             }
+            let lastUpdate = body.conversionValue != nil ? snapshot.fineSetAt
+                : body.coarseConversionValue != nil ? snapshot.coarseSetAt : nil
             outcome.postbacks.append(PlannedPostback(
                 postback: body, sendAt: sendAt, preparedAt: snapshot.preparedAt, lastChange: nil, network: winnerNetwork,
-                tier: tier, developerCopy: setup.developerCopyDestination != nil))
+                tier: tier, developerCopy: setup.developerCopyDestination != nil, lastUpdateAt: lastUpdate))
         }
-        for loser in losers {
+        for loser in losers where snapshots[0].preparedAt >= firstCall {
             let ad = campaign.ads[loser.ad]
             let network = setup.networkOfAd[loser.ad]
             let body = Postback(

@@ -16,6 +16,14 @@ public struct PlannedPostback: Sendable {
     public var tier: Int
     /// Whether a developer copy goes to the advertiser at the same time.
     public var developerCopy: Bool
+    /// When the conversion update that set the value this postback carries was made; `nil` when it carries none.
+    public var lastUpdateAt: Int64? = nil
+    /// When the app was installed.
+    public var installAt: Int64 = 0
+    /// When the app was first launched.
+    public var launchAt: Int64 = 0
+    /// The device's number in the run (its position), which names it in the output and in `--trace`.
+    public var device: Int = 0
 
     /// Whether this is the winner's postback.
     public var isWinning: Bool { postback.didWin ?? true }

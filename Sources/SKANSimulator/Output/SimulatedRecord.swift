@@ -18,6 +18,34 @@ public struct SimulatedRecord: Sendable, Hashable {
     public var recipient: Recipient
     /// The postback JSON exactly as it goes on the wire.
     public var postback: [UInt8]
+    /// The device that sent it: its number in the run, unique within the run.
+    public var device: Int
+    /// When the app was installed.
+    public var installedAt: Int64
+    /// When the app was first launched.
+    public var launchedAt: Int64
+    /// When the device prepared the postback: the ≤3.0 timer's expiry, or the 4.0 window's end or lock.
+    public var preparedAt: Int64
+    /// When the conversion update that set the value the postback carries was made; `nil` when it carries none.
+    public var lastUpdateAt: Int64?
+    /// The install's privacy tier 0...3 (spec §3.3), which decided the fields the postback keeps.
+    public var tier: Int
+
+    /// A record; the device's story defaults to zeros for records made by hand (tests, tools).
+    public init(sendAt: Int64, destination: String, recipient: Recipient, postback: [UInt8], device: Int = 0,
+                installedAt: Int64 = 0, launchedAt: Int64 = 0, preparedAt: Int64 = 0, lastUpdateAt: Int64? = nil,
+                tier: Int = 0) {
+        self.sendAt = sendAt
+        self.destination = destination
+        self.recipient = recipient
+        self.postback = postback
+        self.device = device
+        self.installedAt = installedAt
+        self.launchedAt = launchedAt
+        self.preparedAt = preparedAt
+        self.lastUpdateAt = lastUpdateAt
+        self.tier = tier
+    }
 
     /// The JSON line of `--out`: an envelope `skan verify` reads, metadata beside the postback, never inside it.
     public var envelopeLine: [UInt8] {
@@ -36,7 +64,23 @@ public struct SimulatedRecord: Sendable, Hashable {
         JSONWriter.appendQuoted(destination, to: &line)
         line += #","recipient":""#.utf8
         line += recipient.rawValue.utf8
-        line += #"","postback":"#.utf8
+        line += #"","device":"#.utf8
+        JSONWriter.appendInteger(Int64(device), to: &line)
+        line += #","installed-at":""#.utf8
+        SimulatedTime.appendISO8601(installedAt, to: &line)
+        line += #"","launched-at":""#.utf8
+        SimulatedTime.appendISO8601(launchedAt, to: &line)
+        line += #"","prepared-at":""#.utf8
+        SimulatedTime.appendISO8601(preparedAt, to: &line)
+        if let lastUpdateAt {
+            line += #"","last-update-at":""#.utf8
+            SimulatedTime.appendISO8601(lastUpdateAt, to: &line)
+            line += #"","tier":"#.utf8
+        } else {
+            line += #"","last-update-at":null,"tier":"#.utf8
+        }
+        JSONWriter.appendInteger(Int64(tier), to: &line)
+        line += #","postback":"#.utf8
         line += postback
         line += "}\n".utf8
     }

@@ -3,7 +3,8 @@ import SKANCore
 
 /// Sorted runs of encoded records (one per chunk of devices), merged into one stream in send-time order.
 ///
-/// A record is `sendAt` (8 bytes), destination index (2), flags (1), length (4), then the postback's JSON.
+/// A record is `sendAt` (8 bytes), destination index (2), flags (1), length (4), the device's story (device,
+/// install, launch, preparation and last update, 8 each, `Int64.min` for no update; tier, 1), then the JSON.
 /// Runs of large simulations live in temporary files so memory stays bounded however many devices run; the
 /// merge reads each through a small buffer. Ties keep run order, then order within a run, so the output does
 /// not depend on how many threads made the runs.
@@ -12,14 +13,22 @@ struct RunMerger {
     struct Encoder {
         private(set) var bytes: [UInt8] = []
 
-        mutating func append(sendAt: Int64, destination: Int, developerCopy: Bool, postback: Postback) {
-            withUnsafeBytes(of: sendAt.littleEndian) { bytes += $0 }
-            withUnsafeBytes(of: UInt16(destination).littleEndian) { bytes += $0 }
-            bytes.append(developerCopy ? 1 : 0)
+        mutating func append(_ planned: PlannedPostback, postback: Postback) {
+            withUnsafeBytes(of: planned.sendAt.littleEndian) { bytes += $0 }
+            withUnsafeBytes(of: UInt16(planned.network).littleEndian) { bytes += $0 }
+            bytes.append(planned.developerCopy ? 1 : 0)
             let lengthAt = bytes.count
             bytes += [0, 0, 0, 0]
+            func put(_ value: Int64) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+            put(Int64(planned.device))
+            put(planned.installAt)
+            put(planned.launchAt)
+            put(planned.preparedAt)
+            put(planned.lastUpdateAt ?? .min)
+            bytes.append(UInt8(truncatingIfNeeded: planned.tier))
+            let storyEnd = bytes.count
             PostbackBytes.append(postback, to: &bytes)
-            let length = UInt32(bytes.count - lengthAt - 4)
+            let length = UInt32(bytes.count - storyEnd)
             for index in 0..<4 { bytes[lengthAt + index] = UInt8(truncatingIfNeeded: length >> (8 * index)) }
         }
     }
@@ -29,8 +38,17 @@ struct RunMerger {
         var sendAt: Int64
         var destination: Int
         var developerCopy: Bool
+        var device: Int
+        var installedAt: Int64
+        var launchedAt: Int64
+        var preparedAt: Int64
+        var lastUpdateAt: Int64?
+        var tier: Int
         var json: [UInt8]
     }
+
+    /// Bytes of a record before its JSON.
+    static let headerSize = 15 + 41
 
     /// Reads one run, from memory or from its file.
     final class Cursor {
@@ -74,14 +92,21 @@ struct RunMerger {
 
         /// Moves to the next record, or to `nil` at the end of the run.
         func advance() {
-            guard ensure(15) else { current = nil; return }
+            guard ensure(RunMerger.headerSize) else { current = nil; return }
             let sendAt = integer(Int64.self)
             let destination = Int(integer(UInt16.self))
             let flags = buffer[position]
             position += 1
             let length = Int(integer(UInt32.self))
+            let device = Int(integer(Int64.self))
+            let installedAt = integer(Int64.self), launchedAt = integer(Int64.self), preparedAt = integer(Int64.self)
+            let lastUpdateAt = integer(Int64.self)
+            let tier = Int(buffer[position])
+            position += 1
             guard ensure(length) else { current = nil; return }
-            current = Record(sendAt: sendAt, destination: destination, developerCopy: flags & 1 == 1,
+            current = Record(sendAt: sendAt, destination: destination, developerCopy: flags & 1 == 1, device: device,
+                             installedAt: installedAt, launchedAt: launchedAt, preparedAt: preparedAt,
+                             lastUpdateAt: lastUpdateAt == .min ? nil : lastUpdateAt, tier: tier,
                              json: Array(buffer[position..<position + length]))
             position += length
         }

@@ -33,18 +33,32 @@ public struct Simulation: Sendable {
     /// The devices of one chunk, unsigned, for tests that check device rules across seeds.
     public func outcomes(ofChunk chunk: Int) -> [DeviceSimulator.Outcome] {
         var random = SeededRandom(seed: seed, stream: UInt64(chunk))
-        let device = DeviceSimulator(setup: setup)
+        let device = DeviceSimulator(setup: setup, seed: seed)
         let count = min(Self.chunkSize, devices - chunk * Self.chunkSize)
         return (0..<count).map { _ in device.run(&random) }
+    }
+
+    /// One device's story (impressions, install, launch, calls, postbacks), for explaining a result: the device
+    /// is run exactly as in the full run, only with its steps written down. `nil` for a number outside the run.
+    public func trace(device: Int) -> [TraceEvent]? {
+        guard (0..<devices).contains(device) else { return nil }
+        let chunk = device / Self.chunkSize
+        var random = SeededRandom(seed: seed, stream: UInt64(chunk))
+        let simulator = DeviceSimulator(setup: setup, seed: seed)
+        for _ in 0..<device % Self.chunkSize { _ = simulator.run(&random) }
+        return simulator.run(&random, tracing: true).trace
     }
 
     /// Simulates, signs and encodes one chunk: its sorted run and its summary.
     func run(chunk: Int) throws(SimulatorError) -> (run: [UInt8], summary: SimulationSummary) {
         var summary = SimulationSummary()
         var planned: [PlannedPostback] = []
-        for outcome in outcomes(ofChunk: chunk) {
+        for (offset, outcome) in outcomes(ofChunk: chunk).enumerated() {
             summary.add(outcome)
-            planned += outcome.postbacks
+            for var postback in outcome.postbacks {
+                postback.device = chunk * Self.chunkSize + offset
+                planned.append(postback)
+            }
         }
         let order = planned.indices.sorted { a, b in
             planned[a].sendAt != planned[b].sendAt ? planned[a].sendAt < planned[b].sendAt : a < b
@@ -60,8 +74,7 @@ public struct Simulation: Sendable {
                 throw SimulatorError(.outputFailure, "cannot sign a postback: \(error.reason)")
             }
             postback.attributionSignature = Data(signature).base64EncodedString()
-            encoder.append(sendAt: planned[index].sendAt, destination: planned[index].network,
-                           developerCopy: planned[index].developerCopy, postback: postback)
+            encoder.append(planned[index], postback: postback)
         }
         return (encoder.bytes, summary)
     }
@@ -86,11 +99,15 @@ public struct Simulation: Sendable {
         if let failure = results.failure { throw failure }
         let cursors = try results.cursors()
         try RunMerger.merge(cursors) { record in
-            try emit(SimulatedRecord(sendAt: record.sendAt, destination: setup.destinations[record.destination],
-                                     recipient: .adNetwork, postback: record.json))
+            var out = SimulatedRecord(sendAt: record.sendAt, destination: setup.destinations[record.destination],
+                                      recipient: .adNetwork, postback: record.json, device: record.device,
+                                      installedAt: record.installedAt, launchedAt: record.launchedAt,
+                                      preparedAt: record.preparedAt, lastUpdateAt: record.lastUpdateAt, tier: record.tier)
+            try emit(out)
             if record.developerCopy, let copy = setup.developerCopyDestination {
-                try emit(SimulatedRecord(sendAt: record.sendAt, destination: setup.destinations[copy],
-                                         recipient: .developer, postback: record.json))
+                out.destination = setup.destinations[copy]
+                out.recipient = .developer
+                try emit(out)
             }
         }
         return results.summary

@@ -15,7 +15,7 @@ public struct SimulationSummary: Sendable, Hashable {
     /// Installs attributed to an ad network.
     public var attributedInstalls = 0
     /// Installs not attributed, by ``DeviceSimulator/Unattributed`` reason.
-    public var unattributed = [0, 0, 0]
+    public var unattributed = [Int](repeating: 0, count: DeviceSimulator.Unattributed.allCases.count)
     /// Attributed installs that were redownloads.
     public var redownloads = 0
     /// Postbacks to ad networks (developer copies not included), by version in `PostbackVersion.allCases` order.
@@ -106,7 +106,7 @@ public struct SimulationSummary: Sendable, Hashable {
             "devices            \(devices)",
             "impressions        \(impressionsShown) shown, \(refusedBadSignature + refusedBadFields) refused (\(refusedBadSignature) bad signature, \(refusedBadFields) bad fields)",
             "installs           \(installs): \(attributedInstalls) attributed (\(percent(attributedInstalls, devices)) of devices), \(redownloads) redownloads",
-            "unattributed       \(unattributed[0]) not from the App Store, \(unattributed[1]) no impression in window, \(unattributed[2]) launched too late",
+            "unattributed       \(unattributed[0]) not from the App Store, \(unattributed[1]) no impression in window, \(unattributed[2]) launched too late, \(unattributed[3]) no SKAdNetwork call, \(unattributed[4]) first call after 60 days",
             "postbacks          \(postbacks) (\(versions.isEmpty ? "none" : versions)): \(winning) winning, \(nonWinning) non-winning",
             "winning by tier    0: \(winningByTier[0]), 1: \(winningByTier[1]), 2: \(winningByTier[2]), 3: \(winningByTier[3])",
         ]
