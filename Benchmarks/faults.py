@@ -486,6 +486,12 @@ def header_overflow_client(port, results):
             sent += len(more)
     except (socket.timeout, OSError):
         pass
+    return record_reply(sock, sent, results)
+
+
+def record_reply(sock, sent, results):
+    """Reads what the server sends until it closes (5 s at most) and records its first status with the bytes sent;
+    the socket is kept open for the caller to count."""
     data, reset = read_until_closed(sock, 5.0)
     statuses, _ = parse_responses(data)
     results.append((statuses[0] if statuses else ("reset" if reset else "none"), sent))
@@ -508,10 +514,7 @@ def big_body_client(port, path, results):
             sent += len(piece)
     except (socket.timeout, OSError):
         pass
-    data, reset = read_until_closed(sock, 5.0)
-    statuses, _ = parse_responses(data)
-    results.append((statuses[0] if statuses else ("reset" if reset else "none"), sent))
-    return sock
+    return record_reply(sock, sent, results)
 
 
 def case_leaks(folder, router):
