@@ -157,6 +157,8 @@ let package = Package(
         .testTarget(
             name: "SkanCLITests",
             dependencies: ["skan", "SKANCore"],
+            // Compared by the tests, not bundled.
+            exclude: ["Golden"],
             swiftSettings: strict
         ),
     ],
