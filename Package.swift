@@ -83,8 +83,6 @@ let package = Package(
             dependencies: [
                 "SKANCore",
                 "SKANStore",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: strict

@@ -27,9 +27,9 @@ extension Collector {
             } catch {
                 outcome = .failure(error)
             }
+            // The group closes the store as its last step.
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
-            try await store.close()
             return try outcome.get()
         }
     }

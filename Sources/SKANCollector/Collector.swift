@@ -11,7 +11,7 @@ import SKANStore
 /// The postback collector: an HTTP service that verifies postbacks, drops duplicates and stores them durably.
 ///
 /// ```swift
-/// let store = try SQLitePostbackStore(path: "skan.sqlite")
+/// let store = try SQLitePostbackStore(path: "skan.sqlite")  // the collector migrates it before serving
 /// try await Collector(configuration: .init(), store: store, logger: logger).run()
 /// ```
 public struct Collector: Sendable {
@@ -31,7 +31,7 @@ public struct Collector: Sendable {
 
     /// Makes a collector over `store`, trusting the keys of `verifier`.
     public init(configuration: CollectorConfiguration, store: any PostbackStore,
-                verifier: PostbackVerifier = PostbackVerifier(), logger: Logger,
+                verifier: AttributionVerifier = AttributionVerifier(), logger: Logger,
                 now: @escaping @Sendable () -> Date = Date.init) throws(CollectorError) {
         try configuration.validate()
         self.configuration = configuration
@@ -74,7 +74,7 @@ public struct Collector: Sendable {
             return [deadline, PostbackFastPath(pipeline: pipeline, metrics: metrics, paths: configuration.postbackPaths,
                                                limit: configuration.bodyLimit, date: date)]
         }
-        return Application(
+        var application = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
             configuration: ApplicationConfiguration(
@@ -85,17 +85,24 @@ public struct Collector: Sendable {
                 .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0))
             } ?? .singleton,
             logger: logger)
+        // The schema is brought up to date before the port opens, so no postback meets an old schema; with
+        // several collectors on one database the engine makes sure the migrations run once.
+        let store = store
+        application.beforeServerStarts { try await store.migrate() }
+        return application
     }
 
-    /// The writer and the HTTP server as one service group: the one place they are composed.
+    /// The store, the writer and the HTTP server as one service group: the one place they are composed.
     ///
-    /// The writer comes first so that it shuts down last (services stop in reverse order): the server's requests
-    /// already read still reach the database. A graceful shutdown that outlasts the configuration's shutdown
-    /// timeout is cut short: the group cancels the services, closing the connections of clients still sending.
+    /// Services stop in reverse order: the server first (its requests already read still reach the writer), then
+    /// the writer (everything queued commits), then the store (closed last). A graceful shutdown that outlasts the
+    /// configuration's shutdown timeout is cut short: the group cancels the services, closing the connections of
+    /// clients still sending.
     func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [],
                       onServerRunning: @escaping @Sendable (Int) async -> Void) -> ServiceGroup {
         var group = ServiceGroupConfiguration(
-            services: [WriterService(writer: writer), application(onServerRunning: onServerRunning)],
+            services: [StoreService(store: store), WriterService(writer: writer),
+                       application(onServerRunning: onServerRunning)],
             gracefulShutdownSignals: gracefulShutdownSignals,
             logger: logger)
         group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
@@ -106,24 +113,12 @@ public struct Collector: Sendable {
     /// the store.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws(CollectorError) {
         let group = serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], onServerRunning: onServerRunning)
-        var failure: (any Error)?
         do {
             try await group.run()
+        } catch let error as CollectorError {
+            throw error
         } catch {
-            failure = error
-        }
-        var closeFailure: StoreError?
-        do {
-            try await store.close()
-        } catch {
-            closeFailure = error
-        }
-        if let failure {
-            throw CollectorError(.serviceFailed, "the collector stopped: \(failure)")
-        }
-        // A store that cannot close may not hold what was acknowledged: not a clean stop, whatever came before.
-        if let closeFailure {
-            throw CollectorError(.serviceFailed, "cannot close the store: \(closeFailure.reason)")
+            throw CollectorError(.serviceFailed, "the collector stopped: \(error)")
         }
         logger.info("stopped; the store is closed")
     }

@@ -4,6 +4,11 @@
 /// The collector calls ``write(_:)`` from one writer at a time (``GroupCommitWriter``), so an engine need not
 /// serialise writes itself; reads may come from any thread at any time.
 public protocol PostbackStore: Sendable {
+    /// Brings the schema up to date before the first write: a no-op when it is. Several processes may call it
+    /// on one database at once; the engine makes sure the migrations run once. The collector runs it before its
+    /// server starts.
+    func migrate() async throws(StoreError)
+
     /// Writes a batch in one transaction and returns one outcome per entry, in order, once the batch is durable.
     /// Throws ``StoreError`` when nothing of the batch was kept.
     func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome]

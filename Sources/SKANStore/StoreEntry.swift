@@ -11,8 +11,8 @@ public enum StoreEntry: Sendable {
 
 /// A verified postback with what the collector knows about its arrival.
 public struct AcceptedPostback: Sendable {
-    /// The verified postback, with the key and layout that verified it.
-    public let verified: VerifiedPostback
+    /// The verified postback in neutral terms, with the key that verified it.
+    public let attribution: VerifiedAttribution
     /// The bytes as received.
     public let rawBody: [UInt8]
     /// When the collector received it.
@@ -21,29 +21,32 @@ public struct AcceptedPostback: Sendable {
     public let endpoint: String
 
     /// Makes an accepted entry.
-    public init(verified: VerifiedPostback, rawBody: [UInt8], receivedAt: Date, endpoint: String) {
-        self.verified = verified
+    public init(attribution: VerifiedAttribution, rawBody: [UInt8], receivedAt: Date, endpoint: String) {
+        self.attribution = attribution
         self.rawBody = rawBody
         self.receivedAt = receivedAt
         self.endpoint = endpoint
     }
 
-    /// The duplicate key: one collector may serve several networks, and the three 4.0 postbacks of one
-    /// install may share a transaction id (spec §10.3), so the sequence index (0 when absent) is part of it.
+    /// The duplicate key: one collector may serve several networks and both frameworks, and the three
+    /// postbacks of one install may share a dedup id (spec §10.3), so the window (0 when absent) is part of it.
     public var dedupKey: DedupKey {
-        DedupKey(adNetworkID: verified.postback.adNetworkID, transactionID: verified.postback.transactionID,
-                 sequenceIndex: verified.postback.postbackSequenceIndex ?? 0)
+        let fields = attribution.fields
+        return DedupKey(framework: attribution.framework, network: fields.network, dedupID: fields.dedupID,
+                        window: fields.window ?? 0)
     }
 }
 
 /// What makes two postbacks the same postback.
 public struct DedupKey: Sendable, Hashable {
-    /// `ad-network-id`.
-    public let adNetworkID: String
-    /// `transaction-id`.
-    public let transactionID: String
+    /// The framework that sent it.
+    public let framework: Framework
+    /// The ad network.
+    public let network: String
+    /// `transaction-id` or `postback-identifier`.
+    public let dedupID: String
     /// `postback-sequence-index`, 0 when the postback has none.
-    public let sequenceIndex: Int
+    public let window: Int
 }
 
 /// A refused body with the verdict's reason.
@@ -82,11 +85,10 @@ public struct RejectedPostback: Sendable {
     }
 
     /// A rejected entry from a verdict that is not valid.
-    public init(verdict: PostbackVerdict, rawBody: [UInt8], receivedAt: Date, endpoint: String) {
+    public init(verdict: AttributionVerdict, rawBody: [UInt8], receivedAt: Date, endpoint: String) {
         self.init(status: verdict.status.rawValue, field: verdict.field, reason: verdict.reason ?? "",
-                  version: verdict.version, transactionID: verdict.transactionID,
-                  adNetworkID: verdict.postback?.adNetworkID, rawBody: rawBody, receivedAt: receivedAt,
-                  endpoint: endpoint)
+                  version: verdict.version, transactionID: verdict.dedupID, adNetworkID: verdict.network,
+                  rawBody: rawBody, receivedAt: receivedAt, endpoint: endpoint)
     }
 }
 
@@ -94,8 +96,14 @@ public struct RejectedPostback: Sendable {
 public enum StoreOutcome: Sendable, Hashable {
     /// A new postback, now durable.
     case stored
-    /// The same (ad network, transaction, sequence index) was already stored; nothing was written.
+    /// The same (framework, ad network, dedup id, window) was already stored; nothing was written.
     case duplicate
     /// A refused body, recorded in `rejected_postbacks`.
     case rejectionRecorded
+}
+
+extension AcceptedPostback {
+    /// The version a stored postback counts under in ``StoreStats/postbacksByVersion``: the framework's version,
+    /// or the framework's name for one without versions.
+    var statsVersion: String { attribution.fields.frameworkVersion ?? attribution.framework.rawValue }
 }

@@ -16,6 +16,8 @@ extension DomainError.Code where Domain == StoreErrorDomain {
     public static let migrationFailed = Self("migration-failed")
     /// A write transaction failed; nothing of its batch was kept.
     public static let writeFailed = Self("write-failed")
+    /// The file is a database, but not one the collector made.
+    public static let notCollectorDatabase = Self("not-collector-database")
     /// A read failed.
     public static let readFailed = Self("read-failed")
     /// The writer has shut down and takes no more postbacks.

@@ -1,9 +1,11 @@
 import SKANCore
 
-/// A postback as the store holds it.
+/// A postback as the store holds it, in neutral terms.
 public struct StoredPostback: Sendable, Hashable {
-    /// The postback's fields, rebuilt from the columns.
-    public let postback: Postback
+    /// The framework that sent it.
+    public let framework: Framework
+    /// Its fields, rebuilt from the columns (the extras are in ``extrasJSON``).
+    public let fields: AttributionFields
     /// The extra keys as a JSON object text, when the postback had any.
     public let extrasJSON: String?
     /// The bytes as received.
@@ -12,15 +14,16 @@ public struct StoredPostback: Sendable, Hashable {
     public let receivedAt: String
     /// The trusted key that verified it.
     public let keyName: String
-    /// The field order that matched.
+    /// How the signature was checked: the SKAdNetwork layout, or the AdAttributionKit key id.
     public let layout: String
     /// Where it came from.
     public let endpoint: String
 
     /// Makes a stored postback.
-    public init(postback: Postback, extrasJSON: String?, rawBody: [UInt8], receivedAt: String, keyName: String,
-                layout: String, endpoint: String) {
-        self.postback = postback
+    public init(framework: Framework, fields: AttributionFields, extrasJSON: String?, rawBody: [UInt8],
+                receivedAt: String, keyName: String, layout: String, endpoint: String) {
+        self.framework = framework
+        self.fields = fields
         self.extrasJSON = extrasJSON
         self.rawBody = rawBody
         self.receivedAt = receivedAt

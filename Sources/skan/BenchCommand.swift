@@ -45,7 +45,7 @@ struct CoreBench: ParsableCommand {
     func run() throws {
         let p256 = try Self.signedPostbacks(version: .v4_0, count: 256)
         let p192 = try Self.signedPostbacks(version: .v2_0, count: 256)
-        let verifier = PostbackVerifier(keyRing: try Self.simulatedAppleRing())
+        let verifier = AttributionVerifier(keyRing: try Self.simulatedAppleRing())
         let cores = ProcessInfo.processInfo.activeProcessorCount
         for (name, bodies) in [("p256", p256), ("p192", p192)] where wants("verify-\(name)") {
             for threads in self.threads.isEmpty ? [1, cores] : self.threads {

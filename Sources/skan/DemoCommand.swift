@@ -55,7 +55,7 @@ struct DemoCommand: AsyncParsableCommand {
         let collector: Collector
         do {
             collector = try Collector(configuration: CollectorConfiguration(host: "127.0.0.1", port: 0), store: store,
-                                      verifier: PostbackVerifier(keyRing: ring), logger: logger)
+                                      verifier: AttributionVerifier(keyRing: ring), logger: logger)
         } catch {
             throw CLIError(error.reason)
         }

@@ -35,9 +35,10 @@ struct IngestCommand: AsyncParsableCommand {
     var files: [String]
 
     func run() async throws {
-        let verifier = PostbackVerifier(keyRing: try keys.keyRing())
+        let verifier = AttributionVerifier(keyRing: try keys.keyRing())
         try RecordReader.checkReadable(files)
         let store = try storage.open(db)
+        do { try await store.migrate() } catch { throw CLIError(error.reason) }
         let logger = Logger(label: "skan.ingest")
         let writer = GroupCommitWriter(store: store, onFailure: StoreFailureLog(logger: logger).record)
         let pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger)

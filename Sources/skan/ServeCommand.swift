@@ -63,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
-        let verifier = PostbackVerifier(keyRing: try keys.keyRing())
+        let verifier = AttributionVerifier(keyRing: try keys.keyRing())
         let descriptors = DescriptorLimit.raise()
         let connections = min(maxConnections ?? descriptors.connectionBudget, descriptors.connectionBudget)
         logger.info("descriptor limit", metadata: [
@@ -112,6 +112,7 @@ struct StorageOptions: ParsableArguments {
     @Option(help: "Refused postbacks kept at most; older ones are dropped and counted.")
     var rejectedCap = RejectionCap().maximumRows
 
+    /// The store, its schema not yet touched: `serve` migrates it before its port opens, `ingest` before reading.
     func open(_ path: String) throws(CLIError) -> SQLitePostbackStore {
         do {
             return try SQLitePostbackStore(path: path, durability: durability,

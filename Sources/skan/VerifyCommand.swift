@@ -37,7 +37,7 @@ struct VerifyCommand: ParsableCommand {
     var files: [String] = []
 
     func run() throws {
-        let verifier = PostbackVerifier(keyRing: try keys.keyRing())
+        let verifier = AttributionVerifier(keyRing: try keys.keyRing())
         try RecordReader.checkReadable(files)
         // Three stages overlap: the next batch is read while this one is verified on every core, and the
         // previous one is written meanwhile; output order is input order throughout.
@@ -77,8 +77,8 @@ struct VerifyCommand: ParsableCommand {
                     // About one JSON line of a valid postback per record: one allocation per chunk, not a few.
                     if format != .csv { result.bytes.reserveCapacity(range.count * 512) }
                     for sourced in batch[range] {
-                        let verdict: PostbackVerdict = sourced.record.isTooLong
-                            ? .malformed(MalformedPostback(field: nil, reason: "the record is longer than \(maximum) bytes"))
+                        let verdict: AttributionVerdict = sourced.record.isTooLong
+                            ? .malformed("the record is longer than \(maximum) bytes")
                             : verifier.verify(record: sourced.record.bytes)
                         result.valid = result.valid && verdict.isValid
                         if format == .csv {

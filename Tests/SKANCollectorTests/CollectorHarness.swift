@@ -33,7 +33,7 @@ enum CollectorHarness {
     static func withCollector<T: Sendable>(
         _ transport: Transport = .router,
         configuration: CollectorConfiguration = CollectorConfiguration(port: 0),
-        verifier: PostbackVerifier = TestPostbacks.verifier,
+        verifier: AttributionVerifier = TestPostbacks.verifier,
         _ test: @escaping @Sendable (Collector, any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let store = try SQLitePostbackStore(inMemoryWith: RejectionCap())

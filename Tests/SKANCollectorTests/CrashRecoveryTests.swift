@@ -56,7 +56,7 @@ struct CrashRecoveryTests {
         let ids = acknowledged.ids.withLock { $0 }
         #expect(ids.count >= 300)
         let second = try ServerProcess(binary: Self.binary, database: path)
-        let store = try SQLitePostbackStore(path: path)
+        let store = try await SQLitePostbackStore.open(path: path)
         var missing: [String] = []
         for id in ids where try await store.postbacks(transactionID: id).isEmpty { missing.append(id) }
         try await store.close()

@@ -17,7 +17,7 @@ struct SimulatedTrafficTests {
 
     /// The ad-network postbacks of a small, seeded run of a sample campaign, and a verifier trusting only the
     /// simulated Apple keys that signed them.
-    static func traffic(_ campaign: String) throws -> (bodies: [[UInt8]], verifier: PostbackVerifier) {
+    static func traffic(_ campaign: String) throws -> (bodies: [[UInt8]], verifier: AttributionVerifier) {
         let path = TestPostbacks.packageRoot.appendingPathComponent("Samples/campaigns/\(campaign)").path
         let setup = try CampaignFile.load(path: path)
         var bodies: [[UInt8]] = []
@@ -25,7 +25,7 @@ struct SimulatedTrafficTests {
             if record.recipient == .adNetwork { bodies.append(record.postback) }
         }
         let ring = KeyRing(setup.applePublicKeys.map { TrustedKey(name: "simulated-apple-\($0.curve)", key: $0) })
-        return (bodies, PostbackVerifier(keyRing: ring))
+        return (bodies, AttributionVerifier(keyRing: ring))
     }
 
     @Test("accepts every ad-network postback of a simulated campaign where the simulated keys are trusted",
@@ -50,7 +50,7 @@ struct SimulatedTrafficTests {
           arguments: campaigns)
     func refusedUnderAppleKeys(campaign: String) async throws {
         let (bodies, _) = try Self.traffic(campaign)
-        let replies = try await H.withCollector(verifier: PostbackVerifier(keyRing: .apple)) { collector, client in
+        let replies = try await H.withCollector(verifier: AttributionVerifier(keyRing: .apple)) { collector, client in
             var replies: [String: Int] = [:]
             for body in bodies {
                 let reply = try await H.post(client, body, path: CollectorConfiguration.networkPath)

@@ -27,6 +27,8 @@ final class RecordingLogHandler: LogHandler, Sendable {
 /// A store whose every operation fails as a broken SQLite file would, with SQLite's own words.
 struct BrokenStore: PostbackStore {
     static let error = StoreError(.readFailed, "SQLite error 11: database disk image is malformed - while executing `SELECT * FROM postbacks`")
+    /// The file broke after the collector started: its schema step went through.
+    func migrate() async throws(StoreError) {}
     func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] { throw Self.error }
     func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback] { throw Self.error }
     func stats() async throws(StoreError) -> StoreStats { throw Self.error }

@@ -16,3 +16,28 @@ struct KeyRingTests {
         #expect(KeyRing.apple.keys(on: curve).map(\.key.base64) == [base64])
     }
 }
+
+@Suite("Key ring lookups")
+struct KeyRingLookupTests {
+    static func key(_ name: String) throws -> ECPublicKey {
+        try ECPublicKey(text: String(contentsOf: Fixtures.keys.appendingPathComponent("test/\(name)"), encoding: .utf8), source: name)
+    }
+
+    @Test("a key with a kid is found by that kid only, a key without one by its curve only")
+    func kidAndCurve() throws {
+        var ring = KeyRing.apple
+        let network = try Self.key("ad-network-public-key.pem")
+        ring.add(TrustedKey(name: "aak-test", key: network, kid: "test-kid/0"))
+        #expect(ring.key(kid: "test-kid/0")?.name == "aak-test")
+        #expect(ring.key(kid: "test-kid/1") == nil)
+        #expect(ring.key(kid: "") == nil)
+        // The AdAttributionKit key is P-256 but never judges an SKAdNetwork postback.
+        #expect(ring.keys(on: .p256).map(\.name) == ["apple-p256"])
+
+        // Replacing Apple's SKAdNetwork P-256 key keeps the keys found by kid.
+        ring.replaceKeys(onCurveOf: TrustedKey(name: "rival", key: try Self.key("rival-network-public-key.pem")))
+        #expect(ring.keys(on: .p256).map(\.name) == ["rival"])
+        #expect(ring.key(kid: "test-kid/0")?.name == "aak-test")
+        #expect(ring.keys.map(\.name).sorted() == ["aak-test", "apple-p192", "rival"])
+    }
+}

@@ -19,8 +19,8 @@ struct ExportTests {
     func roundTrip() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-export-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try SQLitePostbackStore(path: path, durability: .normal)
-        let verifier = PostbackVerifier()
+        let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
+        let verifier = AttributionVerifier()
         let entries = Self.awkward.map { body in
             StoreEntry.rejected(RejectedPostback(verdict: verifier.verify(Array(body.utf8)), rawBody: Array(body.utf8),
                                                  receivedAt: Date(timeIntervalSince1970: 1_770_000_000), endpoint: "/postbacks"))

@@ -29,7 +29,7 @@ struct ForeignDatabaseTests {
     func collectorDatabaseOpens() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-own-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try SQLitePostbackStore(path: path, durability: .normal)
+        let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         try await store.close()
         let report = try ReportBuilder.run(try ReportRequest(fields: []), on: try ReportBuilder.open(path))
         #expect(report.rows.map(\.postbacks) == [0])

@@ -53,7 +53,7 @@ struct GoldenReportTests {
     func emptyDatabase() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-empty-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try SQLitePostbackStore(path: path)
+        let store = try await SQLitePostbackStore.open(path: path)
         try await store.close()
         let database = try ReportBuilder.open(path)
         let total = try ReportBuilder.run(ReportRequest(fields: []), on: database)
@@ -69,7 +69,7 @@ struct GoldenReportTests {
         let setup = try CampaignFile.load(path: root.appendingPathComponent("Samples/campaigns/\(campaign).json").path)
         var records: [SimulatedRecord] = []
         _ = try Simulation(setup: setup, seed: 1, devices: devices).run { records.append($0) }
-        let verifier = PostbackVerifier(keyRing: KeyRing(setup.applePublicKeys.map { TrustedKey(name: "simulated-\($0.curve)", key: $0) }))
+        let verifier = AttributionVerifier(keyRing: KeyRing(setup.applePublicKeys.map { TrustedKey(name: "simulated-\($0.curve)", key: $0) }))
         var entries: [StoreEntry] = []
         var nonWinning = 0
         for record in records where record.recipient == .adNetwork {
@@ -77,12 +77,12 @@ struct GoldenReportTests {
                 Issue.record("a simulated postback did not verify")
                 continue
             }
-            if verified.postback.didWin == false { nonWinning += 1 }
+            if verified.fields.didWin == false { nonWinning += 1 }
             let receivedAt = Date(timeIntervalSince1970: Double(record.sendAt) / 1000)
-            entries.append(.accepted(AcceptedPostback(verified: verified, rawBody: record.postback, receivedAt: receivedAt, endpoint: "/postbacks")))
+            entries.append(.accepted(AcceptedPostback(attribution: verified, rawBody: record.postback, receivedAt: receivedAt, endpoint: "/postbacks")))
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-golden-\(UUID().uuidString).sqlite").path
-        let store = try SQLitePostbackStore(path: path, durability: .normal)
+        let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         let outcomes = try await store.write(entries)
         #expect(outcomes.count == entries.count)
         try await store.close()

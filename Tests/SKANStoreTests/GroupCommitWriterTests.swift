@@ -12,6 +12,7 @@ final class CountingStore: PostbackStore {
 
     init() throws { inner = try SQLitePostbackStore(inMemoryWith: RejectionCap()) }
 
+    func migrate() async throws(StoreError) { try await inner.migrate() }
     func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
         batches.withLock { $0.append(entries.count) }
         return try await inner.write(entries)

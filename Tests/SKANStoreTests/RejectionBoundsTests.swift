@@ -13,7 +13,7 @@ struct RejectionBoundsTests {
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let cap = RejectionCap()
         let huge = String(repeating: "v", count: 65_000)
-        let store = try SQLitePostbackStore(path: path, durability: .normal, rejectionCap: cap)
+        let store = try await SQLitePostbackStore.open(path: path, durability: .normal, rejectionCap: cap)
         let entry = StoreEntry.rejected(RejectedPostback(
             status: "unsupported-version", field: huge, reason: "version \(huge) is unknown", version: huge,
             transactionID: huge, adNetworkID: huge, rawBody: Array(huge.utf8), receivedAt: Date(), endpoint: huge))

@@ -32,13 +32,13 @@ struct StatCounterTests {
         let path = T.temporaryPath()
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         let pair = TestPostbacks.verified()
-        let store = try SQLitePostbackStore(path: path)
+        let store = try await SQLitePostbackStore.open(path: path)
         _ = try await store.write([T.accepted(pair), T.accepted(TestPostbacks.verified()), T.accepted(pair),
                                    Self.rejected("malformed"), Self.rejected("invalid-signature")])
         _ = try await store.write([T.accepted(pair), Self.rejected("malformed")])
         try await store.close()
 
-        let reopened = try SQLitePostbackStore(path: path)
+        let reopened = try await SQLitePostbackStore.open(path: path)
         let stats = try await reopened.stats()
         try await reopened.close()
         #expect(stats.postbacks == 2)
@@ -49,24 +49,11 @@ struct StatCounterTests {
         #expect(counted.rejected == stats.rejectedByStatus)
     }
 
-    @Test("takes what the cap deletes off each status it had")
-    func capByStatus() async throws {
-        let store = try SQLitePostbackStore(inMemoryWith: RejectionCap(maximumRows: 2))
-        _ = try await store.write([Self.rejected("malformed"), Self.rejected("invalid-signature"),
-                                   Self.rejected("malformed")])
-        _ = try await store.write([Self.rejected("unsupported-version")])
-        let stats = try await store.stats()
-        // Kept: the newest two, one malformed and one unsupported-version.
-        #expect(stats.rejectedByStatus == ["malformed": 1, "unsupported-version": 1])
-        #expect(stats.rejected == 2)
-        #expect(stats.rejectedDropped == 2)
-    }
-
     @Test("counts the rows of a database made before the counters existed, once, when it upgrades")
     func upgrade() async throws {
         let path = T.temporaryPath()
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let store = try SQLitePostbackStore(path: path)
+        let store = try await SQLitePostbackStore.open(path: path)
         _ = try await store.write([T.accepted(TestPostbacks.verified()), T.accepted(TestPostbacks.verified()),
                                    Self.rejected("malformed")])
         try await store.close()
@@ -78,7 +65,7 @@ struct StatCounterTests {
         }
         try queue.close()
 
-        let upgraded = try SQLitePostbackStore(path: path)
+        let upgraded = try await SQLitePostbackStore.open(path: path)
         let stats = try await upgraded.stats()
         try await upgraded.close()
         #expect(stats.postbacksByVersion == ["4.0": 2])

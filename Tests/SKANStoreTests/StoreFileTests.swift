@@ -18,7 +18,7 @@ struct StoreFileTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("skan.sqlite").path
-        let store = try SQLitePostbackStore(path: path, durability: .normal)
+        let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         _ = try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())])
         #expect(await store.health() == nil)
 
@@ -27,7 +27,7 @@ struct StoreFileTests {
         case .fileRemoved: try FileManager.default.removeItem(atPath: path)
         case .fileReplaced:
             let other = folder.appendingPathComponent("other.sqlite").path
-            try await SQLitePostbackStore(path: other, durability: .normal).close()
+            try await SQLitePostbackStore.open(path: other, durability: .normal).close()
             #expect(rename(other, path) == 0)
         }
         await #expect(throws: StoreError.self) {

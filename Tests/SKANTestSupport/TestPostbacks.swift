@@ -14,10 +14,10 @@ public enum TestPostbacks {
     }()
 
     /// Trusts the simulated Apple key beside Apple's own keys, so Apple's samples verify too.
-    public static let verifier: PostbackVerifier = {
+    public static let verifier: AttributionVerifier = {
         var ring = KeyRing.apple
         ring.add(TrustedKey(name: "simulated-apple-p256", key: privateKey.publicKey))
-        return PostbackVerifier(keyRing: ring)
+        return AttributionVerifier(keyRing: ring)
     }()
 
     /// A signed 4.0 postback.
@@ -34,7 +34,7 @@ public enum TestPostbacks {
 
     /// The verified form of a fresh signed postback.
     public static func verified(transactionID: String = UUID().uuidString.lowercased(), adNetworkID: String = "example.skadnetwork",
-                         sequenceIndex: Int = 0) -> (VerifiedPostback, [UInt8]) {
+                         sequenceIndex: Int = 0) -> (VerifiedAttribution, [UInt8]) {
         let body = Array(postback(transactionID: transactionID, adNetworkID: adNetworkID, sequenceIndex: sequenceIndex).json.utf8)
         guard case .valid(let verified) = verifier.verify(body) else { fatalError("the test key did not verify") }
         return (verified, body)

@@ -20,7 +20,7 @@ public struct CollectorMetrics: Sendable {
 
     /// Version labels: the known versions, and one label for everything else, so a flood of made-up versions
     /// cannot grow the label set without bound.
-    static let versionLabels = PostbackVersion.allCases.map(\.rawValue) + ["unknown"]
+    static let versionLabels = Framework.allCases.flatMap(\.versions) + ["unknown"]
 
     /// A fresh registry with every series at zero.
     public init() {
@@ -58,7 +58,7 @@ public struct CollectorMetrics: Sendable {
         case .duplicate: duplicate.increment()
         case .unavailable: storeFailures.increment()
         default:
-            let label = version.flatMap { PostbackVersion(rawValue: $0)?.rawValue } ?? "unknown"
+            let label = version.flatMap { Self.versionLabels.contains($0) ? $0 : nil } ?? "unknown"
             rejected[reply.outcome.rawValue + "|" + label]?.increment()
         }
         latency.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)

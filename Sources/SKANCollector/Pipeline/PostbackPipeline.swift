@@ -9,7 +9,7 @@ import SKANStore
 /// through the single ``GroupCommitWriter``, so crypto never waits behind the database.
 public struct PostbackPipeline: Sendable {
     /// The verifier, with the trusted keys.
-    public let verifier: PostbackVerifier
+    public let verifier: AttributionVerifier
     /// The one writer.
     public let writer: GroupCommitWriter
     /// The time a postback counts as received; injected so tests control it.
@@ -18,7 +18,7 @@ public struct PostbackPipeline: Sendable {
     let logsBodies: Bool
 
     /// Makes a pipeline.
-    public init(verifier: PostbackVerifier, writer: GroupCommitWriter, logger: Logger, logsBodies: Bool = false,
+    public init(verifier: AttributionVerifier, writer: GroupCommitWriter, logger: Logger, logsBodies: Bool = false,
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.verifier = verifier
         self.writer = writer
@@ -79,21 +79,21 @@ public struct PostbackPipeline: Sendable {
 
     private struct Judged {
         let entry: StoreEntry
-        let verdict: PostbackVerdict
+        let verdict: AttributionVerdict
     }
 
-    private func entry(for body: [UInt8], verdict: PostbackVerdict, endpoint: String, receivedAt: Date? = nil)
+    private func entry(for body: [UInt8], verdict: AttributionVerdict, endpoint: String, receivedAt: Date? = nil)
         -> Judged {
         let receivedAt = receivedAt ?? now()
         if case .valid(let verified) = verdict {
-            return Judged(entry: .accepted(AcceptedPostback(verified: verified, rawBody: body, receivedAt: receivedAt,
+            return Judged(entry: .accepted(AcceptedPostback(attribution: verified, rawBody: body, receivedAt: receivedAt,
                                                             endpoint: endpoint)), verdict: verdict)
         }
         // What the client sent is escaped and cut before any handler sees it: a refusal is logged before (or
         // because) its values failed their checks.
         var metadata: Logger.Metadata = [
             "status": "\(verdict.status.rawValue)", "field": "\(Excerpt.printable(verdict.field ?? "-", maximumBytes: 64))",
-            "transaction-id": "\(Excerpt.printable(verdict.transactionID ?? "-", maximumBytes: 128))",
+            "transaction-id": "\(Excerpt.printable(verdict.dedupID ?? "-", maximumBytes: 128))",
             "reason": "\(Excerpt.printable(verdict.reason ?? "", maximumBytes: 256))",
         ]
         if logsBodies {

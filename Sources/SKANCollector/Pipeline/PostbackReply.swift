@@ -32,13 +32,13 @@ public struct PostbackReply: Sendable, Hashable {
     }
 
     /// The reply to a verdict that is not valid.
-    init(refusing verdict: PostbackVerdict) {
+    init(refusing verdict: AttributionVerdict) {
         let outcome: Outcome = switch verdict.status {
         case .valid, .malformed: .malformed
         case .invalidSignature: .invalidSignature
         case .unsupportedVersion: .unsupportedVersion
         }
-        let field = verdict.status == .invalidSignature ? PostbackField.attributionSignature.key : verdict.field
+        let field = verdict.status == .invalidSignature ? verdict.framework.signatureField : verdict.field
         self.init(outcome, field: field, reason: verdict.reason)
     }
 

@@ -1,7 +1,7 @@
 /// The one error type of `SKANCore` (``DomainError``'s shape: a code and a reason).
 ///
 /// Expected outcomes of verification (a bad signature, a malformed postback) are *not* errors; they are
-/// ``PostbackVerdict`` values. This type is thrown only where a caller cannot go on: a key file that
+/// ``AttributionVerdict`` values. This type is thrown only where a caller cannot go on: a key file that
 /// does not hold a usable key, an impression that cannot be signed as given.
 public typealias SKANError = DomainError<CoreErrorDomain>
 

@@ -1,4 +1,5 @@
 import Foundation
+import SKANStore
 
 /// A dimension a report can group by (`skan report --by ad-network,day`).
 public enum ReportField: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -53,22 +54,22 @@ public enum ReportField: String, Sendable, Hashable, CaseIterable, CustomStringC
         }
     }
 
-    /// The SQL expression over the `postbacks` table; booleans come out as `true`/`false` text.
-    func sql(day: DayBasis) -> String {
+    /// The store's dimension this field groups by.
+    var dimension: AggregateQuery.Dimension {
         switch self {
-        case .adNetwork: "ad_network_id"
-        case .app: "app_id"
-        case .campaign: "COALESCE(CAST(campaign_id AS TEXT), source_identifier)"
-        case .source: "COALESCE(CAST(source_app_id AS TEXT), source_domain)"
-        case .version: "version"
-        case .fidelity: "fidelity_type"
-        case .didWin: "CASE did_win WHEN 1 THEN 'true' WHEN 0 THEN 'false' END"
-        case .redownload: "CASE redownload WHEN 1 THEN 'true' WHEN 0 THEN 'false' END"
-        case .window: "postback_sequence_index"
-        case .tier: "length(source_identifier)"
-        case .conversionValue: "conversion_value"
-        case .coarseValue: "coarse_conversion_value"
-        case .day: day.sql
+        case .adNetwork: .network
+        case .app: .app
+        case .campaign: .campaign
+        case .source: .source
+        case .version: .version
+        case .fidelity: .fidelity
+        case .didWin: .didWin
+        case .redownload: .redownload
+        case .window: .window
+        case .tier: .tier
+        case .conversionValue: .conversionValue
+        case .coarseValue: .coarseValue
+        case .day: .day
         }
     }
 

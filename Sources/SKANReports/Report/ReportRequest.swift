@@ -1,4 +1,5 @@
 import Foundation
+import SKANStore
 
 /// What `skan report` was asked for.
 public struct ReportRequest: Sendable, Hashable {
@@ -24,6 +25,12 @@ public struct ReportRequest: Sendable, Hashable {
         if let from = self.from, let to = self.to, from > to {
             throw ReportError(.invalidDate, "--from \(from) is after --to \(to)")
         }
+    }
+
+    /// The store query that counts this report's groups; with a schema, each group is split by value so that
+    /// the values can be decoded.
+    public var aggregate: AggregateQuery {
+        AggregateQuery(dimensions: fields.map(\.dimension), day: day, from: from, to: to, splitsByValue: schema != nil)
     }
 
     /// Accepts a real calendar day written `YYYY-MM-DD`.

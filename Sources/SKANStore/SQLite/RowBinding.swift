@@ -39,6 +39,16 @@ struct RowBinding {
         values.append(value.map { .integer($0 ? 1 : 0) } ?? .null)
     }
 
+    /// Appends one column's value.
+    mutating func append(_ value: ColumnValue) {
+        switch value {
+        case .null: values.append(.null)
+        case .integer(let number): values.append(.integer(number))
+        case .text(let text): self.text(text)
+        case .blob(let bytes): blob(bytes)
+        }
+    }
+
     mutating func blob(_ value: [UInt8]) {
         let start = bytes.count
         bytes += value

@@ -3,12 +3,10 @@ import GRDB
 import SKANCore
 
 extension SQLitePostbackStore {
+    /// The insert, made from ``PostbackTable/columns``: a repeat of the unique key changes no row.
     static let insertPostback = """
-        INSERT INTO postbacks (transaction_id, ad_network_id, dedup_sequence_index, version, has_version_key,
-            campaign_id, source_identifier, app_id, redownload, source_app_id, source_domain, fidelity_type, did_win,
-            postback_sequence_index, conversion_value, coarse_conversion_value, country_code, attribution_signature,
-            extras, raw_body, received_at, key_name, layout, endpoint)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO \(PostbackTable.name) (\(PostbackTable.columns.map(\.name).joined(separator: ", ")))
+        VALUES (\(PostbackTable.columns.map { _ in "?" }.joined(separator: ", ")))
         ON CONFLICT DO NOTHING
         """
 
@@ -31,7 +29,7 @@ extension SQLitePostbackStore {
         var changes: [String: Int] = [:]
         // Per batch, not per row: the statement cache is keyed by the SQL text, hashed on every lookup.
         var insert: Statement?
-        var storedByVersion: [PostbackVersion: Int] = [:]
+        var storedByVersion: [String: Int] = [:]
         var rejections = 0
         for entry in entries {
             switch entry {
@@ -43,7 +41,7 @@ extension SQLitePostbackStore {
                     outcomes.append(.duplicate)
                 } else {
                     outcomes.append(.stored)
-                    storedByVersion[accepted.verified.postback.version, default: 0] += 1
+                    storedByVersion[accepted.statsVersion, default: 0] += 1
                 }
             case .rejected(let rejected):
                 let statement = try db.cachedStatement(sql: insertRejection)
@@ -61,7 +59,7 @@ extension SQLitePostbackStore {
                 outcomes.append(.rejectionRecorded)
             }
         }
-        for (version, count) in storedByVersion { changes[StatCounter.postbacksPrefix + version.rawValue] = count }
+        for (version, count) in storedByVersion { changes[StatCounter.postbacksPrefix + version] = count }
         if rejections > 0 { try enforce(cap, changes: &changes, in: db) }
         let add = try db.cachedStatement(sql: addToCounter)
         for (name, change) in changes where change != 0 {
@@ -92,54 +90,34 @@ extension SQLitePostbackStore {
 
     /// The columns of ``insertPostback``, in its order.
     private static func row(_ accepted: AcceptedPostback) -> RowBinding {
-        let postback = accepted.verified.postback
-        var extras: String?
-        if !postback.extras.isEmpty {
-            var writer = JSONWriter()
-            for member in postback.extras { writer.raw(member.key, member.value.jsonText) }
-            extras = writer.json
-        }
-        var row = RowBinding(capacity: 24)
-        row.text(postback.transactionID)
-        row.text(postback.adNetworkID)
-        row.integer(postback.postbackSequenceIndex ?? 0)
-        row.text(postback.version.rawValue)
-        row.bool(postback.hasVersionKey)
-        row.integer(postback.campaignID)
-        row.text(postback.sourceIdentifier)
-        row.integer(postback.appID)
-        row.bool(postback.redownload)
-        row.integer(postback.sourceAppID)
-        row.text(postback.sourceDomain)
-        row.integer(postback.fidelityType)
-        row.bool(postback.didWin)
-        row.integer(postback.postbackSequenceIndex)
-        row.integer(postback.conversionValue)
-        row.text(postback.coarseConversionValue?.rawValue)
-        row.text(postback.countryCode)
-        row.text(postback.attributionSignature)
-        row.text(extras)
-        row.blob(accepted.rawBody)
-        row.text(Timestamp.iso8601(accepted.receivedAt))
-        row.text(accepted.verified.keyName)
-        row.text(accepted.verified.layout.rawValue)
-        row.text(accepted.endpoint)
+        var row = RowBinding(capacity: PostbackTable.columns.count)
+        for column in PostbackTable.columns { row.append(column.value(accepted)) }
         return row
     }
 
+    /// A stored row in neutral terms, read by the names of ``PostbackTable``'s columns.
     static func storedPostback(_ row: Row) -> StoredPostback {
-        let version = PostbackVersion(rawValue: row["version"]) ?? .v1_0
-        let postback = Postback(
-            version: version, hasVersionKey: row["has_version_key"], adNetworkID: row["ad_network_id"],
-            campaignID: row["campaign_id"], sourceIdentifier: row["source_identifier"], appID: row["app_id"],
-            transactionID: row["transaction_id"], redownload: row["redownload"], sourceAppID: row["source_app_id"],
-            sourceDomain: row["source_domain"], fidelityType: row["fidelity_type"], didWin: row["did_win"],
-            postbackSequenceIndex: row["postback_sequence_index"], conversionValue: row["conversion_value"],
-            coarseConversionValue: (row["coarse_conversion_value"] as String?).flatMap(CoarseValue.init(rawValue:)),
-            countryCode: row["country_code"], attributionSignature: row["attribution_signature"])
-        let body: Data = row["raw_body"]
-        return StoredPostback(postback: postback, extrasJSON: row["extras"], rawBody: [UInt8](body),
-                              receivedAt: row["received_at"], keyName: row["key_name"], layout: row["layout"],
-                              endpoint: row["endpoint"])
+        func text(_ column: PostbackColumn) -> String? { row[column.name] }
+        func integer(_ column: PostbackColumn) -> Int? { row[column.name] }
+        func boolean(_ column: PostbackColumn) -> Bool? { row[column.name] }
+        let redownload = boolean(PostbackTable.redownload)
+        let fields = AttributionFields(
+            network: text(PostbackTable.adNetworkID) ?? "", dedupID: text(PostbackTable.transactionID) ?? "",
+            appID: integer(PostbackTable.appID) ?? 0, campaign: integer(PostbackTable.campaignID),
+            sourceIdentifier: text(PostbackTable.sourceIdentifier), sourceAppID: integer(PostbackTable.sourceAppID),
+            sourceDomain: text(PostbackTable.sourceDomain), window: integer(PostbackTable.postbackSequenceIndex),
+            didWin: boolean(PostbackTable.didWin),
+            conversionType: redownload.map { $0 ? .redownload : .download },
+            interaction: integer(PostbackTable.fidelityType).flatMap(AdInteraction.init(fidelityType:)),
+            frameworkVersion: text(PostbackTable.version), statesVersion: boolean(PostbackTable.hasVersionKey) ?? true,
+            conversionValue: integer(PostbackTable.conversionValue),
+            coarseValue: text(PostbackTable.coarseConversionValue).flatMap(CoarseValue.init(rawValue:)),
+            countryCode: text(PostbackTable.countryCode), signature: text(PostbackTable.attributionSignature) ?? "")
+        let body: Data = row[PostbackTable.rawBody.name]
+        return StoredPostback(
+            framework: text(PostbackTable.framework).flatMap(Framework.init(rawValue:)) ?? .skadnetwork, fields: fields,
+            extrasJSON: text(PostbackTable.extras), rawBody: [UInt8](body),
+            receivedAt: text(PostbackTable.receivedAt) ?? "", keyName: text(PostbackTable.keyName) ?? "",
+            layout: text(PostbackTable.layout) ?? "", endpoint: text(PostbackTable.endpoint) ?? "")
     }
 }

@@ -16,7 +16,8 @@ public final class SQLitePostbackStore: PostbackStore {
     /// another file moved in): SQLite would go on writing to the open, unlinked file and lose every postback.
     private let identity: FileIdentity?
 
-    /// Opens (creating when missing) the database at `path` and brings its schema up to date.
+    /// Opens (creating when missing) the database at `path`, without touching its schema: run ``migrate()``
+    /// before the first write (the collector runs it before its server starts), or use ``open(path:durability:rejectionCap:)``.
     public init(path: String, durability: SQLiteDurability = .full, rejectionCap: RejectionCap = RejectionCap())
         throws(StoreError) {
         var configuration = Configuration()
@@ -37,10 +38,18 @@ public final class SQLitePostbackStore: PostbackStore {
         cap = rejectionCap
         self.path = path
         identity = FileIdentity(path: path)
-        try migrate()
     }
 
-    /// A store in memory, for tests: nothing survives the process.
+    /// Opens the database at `path` and brings its schema up to date: what a command that writes at once needs.
+    public static func open(path: String, durability: SQLiteDurability = .full,
+                            rejectionCap: RejectionCap = RejectionCap()) async throws(StoreError) -> SQLitePostbackStore {
+        let store = try SQLitePostbackStore(path: path, durability: durability, rejectionCap: rejectionCap)
+        try await store.migrate()
+        return store
+    }
+
+    /// A store in memory, for tests: nothing survives the process. Its schema is made at once: no other
+    /// process can share a private in-memory database, so there is nothing to wait for.
     public init(inMemoryWith rejectionCap: RejectionCap = RejectionCap()) throws(StoreError) {
         do {
             database = try DatabaseQueue()
@@ -50,10 +59,16 @@ public final class SQLitePostbackStore: PostbackStore {
         cap = rejectionCap
         path = nil
         identity = nil
-        try migrate()
+        try migrateNow()
     }
 
-    private func migrate() throws(StoreError) {
+    /// Runs the numbered migrations this file has not run yet (none, usually), in SQLite's own write lock, so
+    /// two processes opening one file migrate it once.
+    public func migrate() async throws(StoreError) {
+        try migrateNow()
+    }
+
+    private func migrateNow() throws(StoreError) {
         do {
             try SQLiteSchema.migrator.migrate(database)
         } catch {

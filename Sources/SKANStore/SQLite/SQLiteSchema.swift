@@ -3,9 +3,12 @@ import GRDB
 /// The schema as numbered migrations. GRDB records which ones ran in `grdb_migrations`, so a later release adds
 /// `0003-…` and every existing database moves forward on its next start.
 enum SQLiteSchema {
+    /// The first migration, the one that creates `postbacks`: its record marks a collector's database.
+    static let firstStep = "0001-postbacks"
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("0001-postbacks") { db in
+        migrator.registerMigration(firstStep) { db in
             // The unique key leads with transaction_id so that it also serves GET /postbacks/{transaction-id}
             // without a second index to maintain on every insert.
             try db.execute(sql: """
@@ -69,6 +72,51 @@ enum SQLiteSchema {
                     SELECT '\(StatCounter.postbacksPrefix)' || version, count(*) FROM postbacks GROUP BY version;
                 INSERT INTO counters (name, value)
                     SELECT '\(StatCounter.rejectedPrefix)' || status, count(*) FROM rejected_postbacks GROUP BY status;
+                """)
+        }
+        migrator.registerMigration("0004-framework") { db in
+            // AdAttributionKit postbacks arrive beside SKAdNetwork ones, and nothing stops the two frameworks'
+            // dedup ids from meeting: the framework joins the unique key. SQLite cannot change a table's
+            // constraints in place, so the table is rebuilt in this migration's transaction (ids kept, every row
+            // copied; a failure rolls back to the old table). The default keeps an older release's insert,
+            // which names no framework, working on a migrated file.
+            let old = "id, transaction_id, ad_network_id, dedup_sequence_index, version, has_version_key, campaign_id, "
+                + "source_identifier, app_id, redownload, source_app_id, source_domain, fidelity_type, did_win, "
+                + "postback_sequence_index, conversion_value, coarse_conversion_value, country_code, "
+                + "attribution_signature, extras, raw_body, received_at, key_name, layout, endpoint"
+            try db.execute(sql: """
+                CREATE TABLE postbacks_new (
+                    id INTEGER PRIMARY KEY,
+                    transaction_id TEXT NOT NULL,
+                    ad_network_id TEXT NOT NULL,
+                    dedup_sequence_index INTEGER NOT NULL,
+                    version TEXT NOT NULL,
+                    has_version_key INTEGER NOT NULL,
+                    campaign_id INTEGER,
+                    source_identifier TEXT,
+                    app_id INTEGER NOT NULL,
+                    redownload INTEGER,
+                    source_app_id INTEGER,
+                    source_domain TEXT,
+                    fidelity_type INTEGER,
+                    did_win INTEGER,
+                    postback_sequence_index INTEGER,
+                    conversion_value INTEGER,
+                    coarse_conversion_value TEXT,
+                    country_code TEXT,
+                    attribution_signature TEXT NOT NULL,
+                    extras TEXT,
+                    raw_body BLOB NOT NULL,
+                    received_at TEXT NOT NULL,
+                    key_name TEXT NOT NULL,
+                    layout TEXT NOT NULL,
+                    endpoint TEXT NOT NULL,
+                    framework TEXT NOT NULL DEFAULT 'skadnetwork',
+                    UNIQUE (transaction_id, ad_network_id, dedup_sequence_index, framework)
+                );
+                INSERT INTO postbacks_new (\(old), framework) SELECT \(old), 'skadnetwork' FROM postbacks;
+                DROP TABLE postbacks;
+                ALTER TABLE postbacks_new RENAME TO postbacks;
                 """)
         }
         return migrator

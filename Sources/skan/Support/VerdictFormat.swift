@@ -11,17 +11,17 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
 
     /// Appends one verdict as a line of text or JSON to `out`. Called on worker threads, once per postback, so
     /// JSON is written as bytes into the chunk's buffer rather than built as strings.
-    static func appendLine(_ verdict: PostbackVerdict, source: String, line: Int, as format: VerdictFormat,
+    static func appendLine(_ verdict: AttributionVerdict, source: String, line: Int, as format: VerdictFormat,
                            to out: inout [UInt8]) {
         switch format {
         case .text, .csv:  // CSV rows are built by `row`, never here; `.csv` only keeps the switch whole
             var parts = ["\(source):\(line)", verdict.status.rawValue]
             if let version = verdict.version { parts.append("version=\(version)") }
-            if let transactionID = verdict.transactionID { parts.append("transaction-id=\(transactionID)") }
+            if let dedupID = verdict.dedupID { parts.append("transaction-id=\(dedupID)") }
             if case .valid(let verified) = verdict {
-                parts.append("layout=\(verified.layout) key=\(verified.keyName)")
-                if !verified.claimedFields.isEmpty {
-                    parts.append("claimed=\(verified.claimedFields.map(\.key).joined(separator: ","))")
+                parts.append("layout=\(verified.scheme) key=\(verified.keyName)")
+                if case .skadnetwork(let postback) = verified.detail, !postback.claimedFields.isEmpty {
+                    parts.append("claimed=\(postback.claimedFields.map(\.key).joined(separator: ","))")
                 }
             }
             if let reason = verdict.reason { parts.append("— \(reason)") }
@@ -34,7 +34,7 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
 
     /// One verdict as a JSON object with the members in a fixed order. Written from literal fragments, because
     /// every key and most values are the same for every postback: only the values that vary are escaped.
-    private static func appendJSON(_ verdict: PostbackVerdict, source: String, line: Int, to out: inout [UInt8]) {
+    private static func appendJSON(_ verdict: AttributionVerdict, source: String, line: Int, to out: inout [UInt8]) {
         JSONWriter.appendLiteral(#"{"input":""#, to: &out)
         JSONWriter.appendEscaped(source, to: &out)
         out.append(UInt8(ascii: ":"))
@@ -44,9 +44,9 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
         JSONWriter.appendLiteral(#"","version":"#, to: &out)
         appendString(verdict.version, to: &out)
         JSONWriter.appendLiteral(#","transaction-id":"#, to: &out)
-        appendString(verdict.transactionID, to: &out)
+        appendString(verdict.dedupID, to: &out)
         JSONWriter.appendLiteral(#","ad-network-id":"#, to: &out)
-        appendString(verdict.postback?.adNetworkID, to: &out)
+        appendString(verdict.network, to: &out)
         JSONWriter.appendLiteral(#","reason":"#, to: &out)
         appendString(verdict.reason, to: &out)
         JSONWriter.appendLiteral(#","field":"#, to: &out)
@@ -56,21 +56,24 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
             return
         }
         JSONWriter.appendLiteral(#","layout":"#, to: &out)
-        JSONWriter.appendQuoted(verified.layout.rawValue, to: &out)
+        JSONWriter.appendQuoted(verified.scheme, to: &out)
         JSONWriter.appendLiteral(#","key":"#, to: &out)
         JSONWriter.appendQuoted(verified.keyName, to: &out)
-        JSONWriter.appendLiteral(#","signed-fields":["#, to: &out)
-        appendKeys(verified.signedFields, to: &out)
-        JSONWriter.appendLiteral(#"],"claimed-fields":["#, to: &out)
-        appendKeys(verified.claimedFields, to: &out)
-        JSONWriter.appendLiteral("]}", to: &out)
+        switch verified.detail {
+        case .skadnetwork(let postback):
+            JSONWriter.appendLiteral(#","signed-fields":["#, to: &out)
+            appendKeys(postback.signedFields, to: &out)
+            JSONWriter.appendLiteral(#"],"claimed-fields":["#, to: &out)
+            appendKeys(postback.claimedFields, to: &out)
+            JSONWriter.appendLiteral("]}", to: &out)
+        }
     }
 
     private static func appendString(_ value: String?, to out: inout [UInt8]) {
         if let value { JSONWriter.appendQuoted(value, to: &out) } else { JSONWriter.appendLiteral("null", to: &out) }
     }
 
-    private static func statusWord(_ verdict: PostbackVerdict) -> StaticString {
+    private static func statusWord(_ verdict: AttributionVerdict) -> StaticString {
         switch verdict.status {
         case .valid: "valid"
         case .invalidSignature: "invalid-signature"
@@ -105,14 +108,14 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
     }
 
     /// The CSV row for one verdict, in the order of ``csvHeader``.
-    static func row(_ verdict: PostbackVerdict, at location: String) -> [String] {
+    static func row(_ verdict: AttributionVerdict, at location: String) -> [String] {
         var layout = "", key = ""
         if case .valid(let verified) = verdict {
-            layout = verified.layout.rawValue
+            layout = verified.scheme
             key = verified.keyName
         }
-        return [location, verdict.status.rawValue, verdict.version ?? "", verdict.transactionID ?? "",
-                verdict.postback?.adNetworkID ?? "", layout, key, verdict.field ?? "", verdict.reason ?? ""]
+        return [location, verdict.status.rawValue, verdict.version ?? "", verdict.dedupID ?? "",
+                verdict.network ?? "", layout, key, verdict.field ?? "", verdict.reason ?? ""]
     }
 
     /// Rows as RFC 4180 CSV, through the same encoder as `skan report` and `skan export`.

@@ -25,13 +25,8 @@ public enum PostbackVerdict: Sendable, Hashable {
     /// The `version` is not one SKANKit knows.
     case unsupportedVersion(String, transactionID: String?)
 
-    /// The four outcomes as stable words for JSON, CSV and metrics.
-    public enum Status: String, Sendable, Hashable, CaseIterable {
-        case valid
-        case invalidSignature = "invalid-signature"
-        case malformed
-        case unsupportedVersion = "unsupported-version"
-    }
+    /// The four outcomes as stable words: the same words as every framework's verdicts.
+    public typealias Status = AttributionVerdict.Status
 
     /// Which of the four outcomes this is.
     public var status: Status {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A JSON object that carries a postback beside metadata: `{"send-at": …, "destination": …, "postback": {…}}`.
+/// A JSON object that carries a postback of either framework beside metadata: `{"send-at": …, "destination": …, "postback": {…}}`.
 ///
 /// The simulator writes its output this way so that the postback stays exactly as it goes on the wire,
 /// and test vectors wrap Apple's examples the same way.
@@ -18,8 +18,10 @@ public enum PostbackEnvelope {
         func isKey(_ member: JSONMember, _ key: String) -> Bool {
             member.key.utf8.count == key.utf8.count && member.key == key
         }
+        // A postback of either framework may itself carry a `postback` extra; one with a signature member is
+        // a postback, not an envelope.
         guard let member = members.first(where: { isKey($0, postbackKey) }),
-              !members.contains(where: { isKey($0, PostbackField.attributionSignature.key) }),
+              !members.contains(where: { member in Framework.allCases.contains { isKey(member, $0.signatureField) } }),
               case .object(let raw) = member.value else { return nil }
         return raw
     }

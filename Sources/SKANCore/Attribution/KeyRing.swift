@@ -4,16 +4,20 @@ public struct TrustedKey: Sendable {
     public let name: String
     /// The key.
     public let key: ECPublicKey
+    /// The key id a JWS header names it by (AdAttributionKit's `kid`), when it has one.
+    public let kid: String?
 
-    /// Names a key.
-    public init(name: String, key: ECPublicKey) {
+    /// Names a key, and gives it a key id when a JWS header will look it up by one.
+    public init(name: String, key: ECPublicKey, kid: String? = nil) {
         self.name = name
         self.key = key
+        self.kid = kid
     }
 }
 
-/// The keys a ``PostbackVerifier`` trusts, grouped by curve: P-192 keys judge 1.0 and 2.0 postbacks,
-/// P-256 keys 2.1 and later.
+/// The keys an ``AttributionVerifier`` trusts, found two ways: by curve for SKAdNetwork, whose version decides the
+/// curve (P-192 keys judge 1.0 and 2.0 postbacks, P-256 keys 2.1 and later), and by key id for AdAttributionKit,
+/// whose JWS header names its key (`kid`). A postback never brings its own key.
 ///
 /// Defaults to Apple's two keys (``apple``). Callers replace them (a rotation of Apple's keys, a test
 /// that must not trust Apple) or add to them (the simulator's keys, a third party's test keys).
@@ -21,6 +25,7 @@ public struct KeyRing: Sendable {
     /// Every trusted key, in the order they are tried.
     public private(set) var keys: [TrustedKey]
     private var byCurve: [ECCurve: [TrustedKey]] = [:]
+    private var byKid: [String: TrustedKey] = [:]
 
     /// Makes a ring of the given keys.
     public init(_ keys: [TrustedKey] = []) {
@@ -28,18 +33,30 @@ public struct KeyRing: Sendable {
         for key in keys { add(key) }
     }
 
-    /// The keys on one curve, in the order they are tried.
+    /// The keys without a kid on one curve, in the order they are tried.
     public func keys(on curve: ECCurve) -> [TrustedKey] { byCurve[curve] ?? [] }
 
-    /// Trusts one more key; it is tried after the ones already here.
+    /// The key with this key id, if the ring trusts one: an unknown kid finds nothing, never a default.
+    public func key(kid: String) -> TrustedKey? { byKid[kid] }
+
+    /// Trusts one more key; it is tried after the ones already here. A key id already in the ring now names
+    /// this key.
+    ///
+    /// A key with a kid is found only by its kid, a key without one only by its curve: Apple signs the two
+    /// frameworks with different keys, and neither framework's postbacks may be judged with the other's.
     public mutating func add(_ key: TrustedKey) {
         keys.append(key)
-        byCurve[key.key.curve, default: []].append(key)
+        if let kid = key.kid {
+            byKid[kid] = key
+        } else {
+            byCurve[key.key.curve, default: []].append(key)
+        }
     }
 
-    /// Replaces every key on `key`'s curve with `key` alone (how `--apple-key-p256` works).
+    /// Replaces every key found by `key`'s curve with `key` alone (how `--apple-key-p256` works); keys found by
+    /// kid stay.
     public mutating func replaceKeys(onCurveOf key: TrustedKey) {
-        keys.removeAll { $0.key.curve == key.key.curve }
+        keys.removeAll { $0.kid == nil && $0.key.curve == key.key.curve }
         byCurve[key.key.curve] = nil
         add(key)
     }

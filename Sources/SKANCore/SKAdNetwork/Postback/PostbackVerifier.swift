@@ -45,12 +45,17 @@ public struct PostbackVerifier: Sendable {
             if let inner = PostbackEnvelope.innerPostback(members) {
                 return verify(Array(inner.utf8))
             }
-            switch Postback.parse(members: members) {
-            case .success(let postback): return verify(postback)
-            case .failure(.malformed(let malformed)): return .malformed(malformed)
-            case .failure(.unsupportedVersion(let version, let transactionID)):
-                return .unsupportedVersion(version, transactionID: transactionID)
-            }
+            return verify(members: members)
+        }
+    }
+
+    /// Judges a postback from members already read (``AttributionVerifier`` reads them once for both frameworks).
+    func verify(members: [JSONMember]) -> PostbackVerdict {
+        switch Postback.parse(members: members) {
+        case .success(let postback): verify(postback)
+        case .failure(.malformed(let malformed)): .malformed(malformed)
+        case .failure(.unsupportedVersion(let version, let transactionID)):
+            .unsupportedVersion(version, transactionID: transactionID)
         }
     }
 

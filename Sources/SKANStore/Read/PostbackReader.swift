@@ -1,0 +1,52 @@
+/// The read side of a store: what reports, exports and dashboards ask of it, in neutral terms. Each engine
+/// renders the requests in its own dialect; streaming calls hand over one row at a time, so memory stays flat
+/// however large the table is.
+public protocol PostbackReader: Sendable {
+    /// Runs an aggregate and hands over its rows in key order. Throws ``StoreError`` when the engine fails;
+    /// what `each` throws ends the run and passes through as it is.
+    func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) throws
+
+    /// The statement ``aggregate(_:each:)`` runs for `query`, with its arguments, so that the numbers can be
+    /// checked in the engine's own shell.
+    func statement(for query: AggregateQuery) -> (sql: String, arguments: [String])
+
+    /// Hands over every row of a table in arrival order, after its column names. Throws as
+    /// ``aggregate(_:each:)`` does.
+    func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) throws
+}
+
+/// The tables an export can read.
+public enum ExportTable: String, Sendable, Hashable, CaseIterable {
+    /// Accepted postbacks.
+    case postbacks
+    /// Refused bodies, as the size cap left them.
+    case rejected = "rejected_postbacks"
+}
+
+/// One exported row, valid only during the call that hands it over: its values point into the engine's
+/// buffers and are not copied.
+public struct ExportRow {
+    let count: Int
+    let value: (Int) -> ExportValue
+
+    /// Makes a row view of `count` values read by `value`.
+    public init(count: Int, value: @escaping (Int) -> ExportValue) {
+        self.count = count
+        self.value = value
+    }
+
+    /// How many values the row has (as many as the header's names).
+    public var valueCount: Int { count }
+
+    /// The value at `index`, `0..<valueCount`.
+    public func value(at index: Int) -> ExportValue { value(index) }
+}
+
+/// One exported value. Text and blobs point into the engine's row buffer: use them before the row is done.
+public enum ExportValue {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(UnsafeBufferPointer<UInt8>)
+    case blob(UnsafeBufferPointer<UInt8>)
+}

@@ -1,0 +1,59 @@
+/// ``AggregateQuery`` in SQLite's dialect, over the columns of ``PostbackTable``.
+enum SQLiteAggregateSQL {
+    /// The statement and its `?` arguments.
+    static func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
+        var select = query.dimensions.map { expression($0, day: query.day) }
+        if query.splitsByValue { select += [PostbackTable.conversionValue.name, PostbackTable.coarseConversionValue.name] }
+        let groups = select.isEmpty ? "" : "GROUP BY " + (1...select.count).map(String.init).joined(separator: ", ")
+        let order = query.dimensions.isEmpty ? "" : "ORDER BY " + (1...query.dimensions.count).map(String.init).joined(separator: ", ")
+        var conditions: [String] = []
+        var arguments: [String] = []
+        let day = expression(.day, day: query.day)
+        if let from = query.from { conditions.append("\(day) >= ?"); arguments.append(from) }
+        if let to = query.to { conditions.append("\(day) <= ?"); arguments.append(to) }
+        let sql = """
+            SELECT \((select + counts).joined(separator: ", "))
+            FROM \(PostbackTable.name)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            \(groups) \(order)
+            """
+        return (sql, arguments)
+    }
+
+    /// Counts as integers (`SUM` of 0/1; `COALESCE` because `SUM` over no rows is NULL), in ``AggregateRow``'s
+    /// order.
+    static let counts = [
+        "COUNT(*)",
+        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0), 0)",
+        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND redownload = 1), 0)",
+        "COALESCE(SUM(did_win = 0), 0)",
+        "COALESCE(SUM(conversion_value IS NULL AND coarse_conversion_value IS NULL), 0)",
+    ]
+
+    /// A dimension as an SQL expression; booleans come out as `true`/`false` text.
+    static func expression(_ dimension: AggregateQuery.Dimension, day: AggregateQuery.DayBasis) -> String {
+        switch dimension {
+        case .network: "ad_network_id"
+        case .app: "app_id"
+        case .campaign: "COALESCE(CAST(campaign_id AS TEXT), source_identifier)"
+        case .source: "COALESCE(CAST(source_app_id AS TEXT), source_domain)"
+        case .version: "version"
+        case .fidelity: "fidelity_type"
+        case .didWin: "CASE did_win WHEN 1 THEN 'true' WHEN 0 THEN 'false' END"
+        case .redownload: "CASE redownload WHEN 1 THEN 'true' WHEN 0 THEN 'false' END"
+        case .window: "postback_sequence_index"
+        case .tier: "length(source_identifier)"
+        case .conversionValue: "conversion_value"
+        case .coarseValue: "coarse_conversion_value"
+        case .day:
+            switch day {
+            case .arrival:
+                "substr(received_at, 1, 10)"
+            case .install:
+                """
+                date(received_at, CASE WHEN version = '4.0' THEN CASE COALESCE(postback_sequence_index, 0) \
+                WHEN 0 THEN '-84 hours' WHEN 1 THEN '-252 hours' ELSE '-924 hours' END ELSE '-36 hours' END)
+                """
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The read side of a SQLite store: reports and exports, read-only, so they can run beside a live collector.
+public final class SQLitePostbackReader: PostbackReader {
+    private let database: DatabaseQueue
+
+    /// Opens the collector's database at `path` for reading.
+    ///
+    /// A database made by an older release is first brought up to the current schema (one short write
+    /// transaction, the same migrations the collector runs on start), so that every query here reads one schema.
+    /// A file whose `postbacks` table the collector did not make is refused: another program's table of that
+    /// name may have other columns.
+    public init(path: String) throws(StoreError) {
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            var queue = try DatabaseQueue(path: path, configuration: configuration)
+            let state = try queue.read { db in
+                (isCollector: try Self.isCollectorDatabase(db),
+                 isCurrent: try SQLiteSchema.migrator.hasCompletedMigrations(db))
+            }
+            guard state.isCollector else {
+                throw StoreError(.notCollectorDatabase, "\(path) is not a SKANKit collector database (no postbacks "
+                                 + "table made by the collector's schema)")
+            }
+            if !state.isCurrent {
+                try queue.close()
+                let writer = try DatabaseQueue(path: path)
+                try SQLiteSchema.migrator.migrate(writer)
+                try writer.close()
+                queue = try DatabaseQueue(path: path, configuration: configuration)
+            }
+            database = queue
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.cannotOpen, "cannot read \(path): \(error)")
+        }
+    }
+
+    /// The collector's first schema migration, the one that creates `postbacks`: it records each step it ran.
+    static func isCollectorDatabase(_ db: Database) throws -> Bool {
+        try db.tableExists("grdb_migrations")
+            && Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM grdb_migrations WHERE identifier = ?)",
+                             arguments: [SQLiteSchema.firstStep]) == true
+            && db.tableExists(PostbackTable.name)
+    }
+
+    /// The statement an aggregate runs on SQLite, without a database (`skan report --print-sql`).
+    public static func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
+        SQLiteAggregateSQL.statement(for: query)
+    }
+
+    public func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
+        Self.statement(for: query)
+    }
+
+    public func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) throws {
+        let (sql, arguments) = Self.statement(for: query)
+        let keyCount = query.dimensions.count
+        let base = keyCount + (query.splitsByValue ? 2 : 0)
+        do {
+            try database.read { db in
+                let cursor = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+                while let row = try cursor.next() {
+                    try each(AggregateRow(
+                        keys: (0..<keyCount).map { Self.text(row[$0]) },
+                        conversionValue: query.splitsByValue ? row[keyCount] : nil,
+                        coarseValue: query.splitsByValue ? row[keyCount + 1] : nil,
+                        postbacks: row[base], installs: row[base + 1], redownloads: row[base + 2],
+                        nonWinning: row[base + 3], nullValues: row[base + 4]))
+                }
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(.readFailed, "the report query failed: \(error)")
+        }
+    }
+
+    public func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) throws {
+        do {
+            try database.read { db in
+                // The columns come from the file: a refusal table has no description of its own, and a
+                // postbacks table of this release has exactly ``PostbackTable/exportColumns`` (a test checks).
+                let columns = try db.columns(in: table.rawValue).map(\.name)
+                try header(columns)
+                let statement = try db.makeStatement(sql: "SELECT * FROM \(table.rawValue) ORDER BY id")
+                let cursor = try Row.fetchCursor(statement)
+                // GRDB prepares, steps and finalizes the statement; the values of the current row are read straight
+                // from it, because decoding each through GRDB's generic path cost more than the query itself.
+                let raw = statement.sqliteStatement
+                let row = ExportRow(count: columns.count) { index in Self.value(column: Int32(index), of: raw) }
+                while try cursor.next() != nil {
+                    try each(row)
+                }
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(.readFailed, "the export failed: \(error)")
+        }
+    }
+
+    /// One column of the statement's current row; text and blobs point into SQLite's buffer for that row.
+    static func value(column: Int32, of statement: OpaquePointer) -> ExportValue {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_NULL:
+            return .null
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(statement, column))
+        case SQLITE_BLOB:
+            let length = Int(sqlite3_column_bytes(statement, column))
+            guard length > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob(UnsafeBufferPointer(start: nil, count: 0)) }
+            return .blob(UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: length))
+        default:
+            guard let text = sqlite3_column_text(statement, column) else { return .text(UnsafeBufferPointer(start: nil, count: 0)) }
+            return .text(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column))))
+        }
+    }
+
+    static func text(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .null: nil
+        case .int64(let number): String(number)
+        case .double(let number): String(number)
+        case .string(let string): string
+        case .blob(let data): String(decoding: data, as: UTF8.self)
+        }
+    }
+}

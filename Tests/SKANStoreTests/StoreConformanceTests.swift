@@ -1,0 +1,135 @@
+import Foundation
+import SKANCore
+import SKANStore
+import SKANTestSupport
+import Testing
+
+/// Every engine behind ``PostbackStore`` must give the same outcomes, counts and rows for the same writes. Each
+/// test here runs against every engine in ``Engine``; a new engine joins by adding a case.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    typealias T = SQLitePostbackStoreTests
+
+    /// The engines under test.
+    enum Engine: String, CaseIterable, CustomTestStringConvertible {
+        case sqliteFile = "SQLite file"
+        case sqliteMemory = "SQLite in memory"
+        case memory = "memory store"
+
+        var testDescription: String { rawValue }
+
+        /// A new, empty store, and what removes it.
+        func make(cap: RejectionCap = RejectionCap()) async throws -> (store: any PostbackStore, cleanup: @Sendable () -> Void) {
+            switch self {
+            case .sqliteFile:
+                let path = T.temporaryPath()
+                return (try await SQLitePostbackStore.open(path: path, durability: .normal, rejectionCap: cap), {
+                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                })
+            case .sqliteMemory:
+                return (try SQLitePostbackStore(inMemoryWith: cap), {})
+            case .memory:
+                return (MemoryPostbackStore(rejectionCap: cap), {})
+            }
+        }
+    }
+
+    /// An accepted entry whose framework is `framework`, the rest as `pair` has it: a store keys on the framework
+    /// without reading anything else of it.
+    static func accepted(_ pair: (VerifiedAttribution, [UInt8]), framework: Framework) -> StoreEntry {
+        let other = VerifiedAttribution(framework: framework, fields: pair.0.fields, keyName: pair.0.keyName,
+                                        scheme: pair.0.scheme, note: nil, detail: pair.0.detail)
+        return .accepted(AcceptedPostback(attribution: other, rawBody: pair.1, receivedAt: T.receivedAt, endpoint: "/postbacks"))
+    }
+
+    @Test("stores a postback once and calls its repeats duplicates", arguments: Engine.allCases)
+    func duplicates(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let pair = TestPostbacks.verified()
+        #expect(try await store.write([T.accepted(pair)]) == [.stored])
+        #expect(try await store.write([T.accepted(pair), T.accepted(pair)]) == [.duplicate, .duplicate])
+        #expect(try await store.stats().postbacks == 1)
+        try await store.close()
+    }
+
+    @Test("keys duplicates on framework, network, dedup id and window", arguments: Engine.allCases)
+    func dedupKey(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let id = UUID().uuidString.lowercased()
+        let first = TestPostbacks.verified(transactionID: id)
+        let entries = [
+            T.accepted(first),
+            T.accepted(TestPostbacks.verified(transactionID: id, sequenceIndex: 1)),
+            T.accepted(TestPostbacks.verified(transactionID: id, sequenceIndex: 2)),
+            T.accepted(TestPostbacks.verified(transactionID: id, adNetworkID: "other.skadnetwork")),
+            Self.accepted(first, framework: .adAttributionKit),
+            T.accepted(TestPostbacks.verified(transactionID: id, sequenceIndex: 1)),
+            Self.accepted(first, framework: .adAttributionKit),
+        ]
+        #expect(try await store.write(entries) == [.stored, .stored, .stored, .stored, .stored, .duplicate, .duplicate])
+        let stored = try await store.postbacks(transactionID: id)
+        #expect(stored.count == 5)
+        #expect(stored.filter { $0.framework == .adAttributionKit }.count == 1)
+        try await store.close()
+    }
+
+    @Test("gives back every field of a stored postback", arguments: Engine.allCases)
+    func roundTrip(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let pair = TestPostbacks.verified()
+        _ = try await store.write([T.accepted(pair)])
+        let stored = try #require(try await store.postbacks(transactionID: pair.0.fields.dedupID).first)
+        var fields = pair.0.fields
+        fields.extras = []
+        #expect(stored.fields == fields)
+        #expect(stored.framework == .skadnetwork)
+        #expect(stored.extrasJSON == nil)
+        #expect(stored.rawBody == pair.1)
+        #expect(stored.keyName == "simulated-apple-p256")
+        #expect(stored.layout == "4.0")
+        #expect(stored.endpoint == "/postbacks")
+        #expect(stored.receivedAt == "2026-05-28T20:26:40.123Z")
+        #expect(try await store.postbacks(transactionID: "no-such-id").isEmpty)
+        try await store.close()
+    }
+
+    @Test("counts stored postbacks by version and refusals by status", arguments: Engine.allCases)
+    func stats(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let pair = TestPostbacks.verified()
+        _ = try await store.write([T.accepted(pair), T.accepted(TestPostbacks.verified()), T.accepted(pair),
+                                   StatCounterTests.rejected("malformed"), StatCounterTests.rejected("invalid-signature")])
+        _ = try await store.write([T.accepted(pair), StatCounterTests.rejected("malformed")])
+        let stats = try await store.stats()
+        #expect(stats == StoreStats(postbacks: 2, postbacksByVersion: ["4.0": 2], rejected: 3,
+                                    rejectedByStatus: ["malformed": 2, "invalid-signature": 1], rejectedDropped: 0))
+        try await store.close()
+    }
+
+    @Test("keeps the newest refusals within the cap and counts what it dropped", arguments: Engine.allCases)
+    func rejectionCap(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make(cap: RejectionCap(maximumRows: 2))
+        defer { cleanup() }
+        _ = try await store.write([StatCounterTests.rejected("malformed"), StatCounterTests.rejected("invalid-signature"),
+                                   StatCounterTests.rejected("malformed")])
+        _ = try await store.write([StatCounterTests.rejected("unsupported-version")])
+        let stats = try await store.stats()
+        #expect(stats.rejectedByStatus == ["malformed": 1, "unsupported-version": 1])
+        #expect(stats.rejected == 2)
+        #expect(stats.rejectedDropped == 2)
+        try await store.close()
+    }
+
+    @Test("is healthy while open, and takes nothing once closed", arguments: Engine.allCases)
+    func closed(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        #expect(await store.health() == nil)
+        try await store.close()
+        await #expect(throws: StoreError.self) { _ = try await store.write([T.accepted(TestPostbacks.verified())]) }
+    }
+}

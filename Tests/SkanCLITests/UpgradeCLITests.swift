@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// A database written by the previous release (0.9.0, commit 31801cd: no `framework` column, the dedup key without
+/// the framework) must open, migrate and report the same numbers. `Golden/release-0.9.0/` holds such a file, made
+/// by that release's `skan ingest`, and what that release's `report` and `export` printed for it.
+extension CommandLineSuites {
+    @Suite("Databases of the previous release")
+    struct UpgradeCLITests {
+        static let release = SkanProcess.packageRoot.appendingPathComponent("Tests/SkanCLITests/Golden/release-0.9.0")
+
+        static func expected(_ name: String) throws -> String {
+            try String(contentsOf: release.appendingPathComponent(name), encoding: .utf8)
+        }
+
+        @Test("report gives the old release's numbers, export adds only the framework column, ingest dedups as before")
+        func upgrade() async throws {
+            let folder = try SkanProcess.makeTemporaryFolder("upgrade")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let database = folder.appendingPathComponent("skan.sqlite").path
+            try FileManager.default.copyItem(atPath: Self.release.appendingPathComponent("skan.sqlite").path, toPath: database)
+
+            // The first read migrates the file; the numbers are those the old release reported.
+            let report = try await SkanProcess.run(["report", "--db", database, "--by", "ad-network,campaign,did-win,day",
+                                                    "--schema", "Samples/schemas/skan-3.0-game.csv", "--format", "csv"])
+            #expect(report.status == 0, "\(report.stderr)")
+            #expect(report.stdout == (try Self.expected("report.csv")))
+
+            // Every row kept with its id; the new column says which framework sent it.
+            let export = try await SkanProcess.run(["export", "--db", database])
+            #expect(export.status == 0, "\(export.stderr)")
+            let old = try Self.expected("export.csv").components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            let new = export.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            #expect(old.count > 20)
+            #expect(new.count == old.count)
+            #expect(new.first == old.first.map { $0 + ",framework" })
+            #expect(Array(new.dropFirst()) == old.dropFirst().map { $0 + ",skadnetwork" })
+
+            // The postbacks already there are duplicates under the new key too.
+            let ingest = try await SkanProcess.run(["ingest", "--db", database, "--trust-key",
+                                                    "Keys/test/simulated-apple-p256-public-key.pem", "--trust-key",
+                                                    "Keys/test/simulated-apple-p192-public-key.pem",
+                                                    Self.release.appendingPathComponent("postbacks.jsonl").path])
+            #expect(ingest.status == 0, "\(ingest.stderr)")
+            #expect(ingest.stdout.contains(": duplicate \(old.count - 1)"), "\(ingest.stdout)")
+        }
+    }
+}
