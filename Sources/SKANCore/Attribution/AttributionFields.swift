@@ -8,6 +8,8 @@
 /// | ``appID`` | `app-id` | `advertised-item-identifier` |
 /// | ``campaign`` / ``sourceIdentifier`` | `campaign-id` (≤ 3.0) / `source-identifier` | `source-identifier` |
 /// | ``sourceAppID`` / ``sourceDomain`` | `source-app-id` / `source-domain` | `publisher-item-identifier` |
+/// | ``marketplace`` | none (the App Store) | `marketplace-identifier` |
+/// | ``impressionType`` | none | `impression-type` |
 /// | ``window`` | `postback-sequence-index` | `postback-sequence-index` |
 /// | ``conversionType`` | `redownload` | `conversion-type` |
 /// | ``interaction`` | `fidelity-type` | `ad-interaction-type` |
@@ -27,6 +29,10 @@ public struct AttributionFields: Sendable, Hashable {
     public var sourceAppID: Int?
     /// The web site that showed the ad (SKAdNetwork 4.0 web ads).
     public var sourceDomain: String?
+    /// The store the app came from (`com.apple.AppStore`, or an alternative marketplace), when the postback says.
+    public var marketplace: String?
+    /// What kind of impression won (`app-impression`), when the postback says.
+    public var impressionType: String?
     /// The conversion window, 0–2; absent before SKAdNetwork 4.0.
     public var window: Int?
     /// Whether this postback's ad won the attribution; absent before SKAdNetwork 3.0.
@@ -52,7 +58,8 @@ public struct AttributionFields: Sendable, Hashable {
 
     /// Makes a set of fields.
     public init(network: String, dedupID: String, appID: Int, campaign: Int? = nil, sourceIdentifier: String? = nil,
-                sourceAppID: Int? = nil, sourceDomain: String? = nil, window: Int? = nil, didWin: Bool? = nil,
+                sourceAppID: Int? = nil, sourceDomain: String? = nil, marketplace: String? = nil,
+                impressionType: String? = nil, window: Int? = nil, didWin: Bool? = nil,
                 conversionType: ConversionType? = nil, interaction: AdInteraction? = nil,
                 frameworkVersion: String? = nil, statesVersion: Bool = true, conversionValue: Int? = nil,
                 coarseValue: CoarseValue? = nil, countryCode: String? = nil, signature: String,
@@ -64,6 +71,8 @@ public struct AttributionFields: Sendable, Hashable {
         self.sourceIdentifier = sourceIdentifier
         self.sourceAppID = sourceAppID
         self.sourceDomain = sourceDomain
+        self.marketplace = marketplace
+        self.impressionType = impressionType
         self.window = window
         self.didWin = didWin
         self.conversionType = conversionType

@@ -100,16 +100,16 @@ extension SQLitePostbackStore {
         func text(_ column: PostbackColumn) -> String? { row[column.name] }
         func integer(_ column: PostbackColumn) -> Int? { row[column.name] }
         func boolean(_ column: PostbackColumn) -> Bool? { row[column.name] }
-        let redownload = boolean(PostbackTable.redownload)
         let fields = AttributionFields(
             network: text(PostbackTable.adNetworkID) ?? "", dedupID: text(PostbackTable.transactionID) ?? "",
             appID: integer(PostbackTable.appID) ?? 0, campaign: integer(PostbackTable.campaignID),
             sourceIdentifier: text(PostbackTable.sourceIdentifier), sourceAppID: integer(PostbackTable.sourceAppID),
-            sourceDomain: text(PostbackTable.sourceDomain), window: integer(PostbackTable.postbackSequenceIndex),
+            sourceDomain: text(PostbackTable.sourceDomain), marketplace: text(PostbackTable.marketplace),
+            impressionType: text(PostbackTable.impressionType), window: integer(PostbackTable.postbackSequenceIndex),
             didWin: boolean(PostbackTable.didWin),
-            conversionType: redownload.map { $0 ? .redownload : .download },
+            conversionType: text(PostbackTable.conversionType).flatMap(ConversionType.init(rawValue:)),
             interaction: integer(PostbackTable.fidelityType).flatMap(AdInteraction.init(fidelityType:)),
-            frameworkVersion: text(PostbackTable.version), statesVersion: boolean(PostbackTable.hasVersionKey) ?? true,
+            frameworkVersion: text(PostbackTable.version), statesVersion: boolean(PostbackTable.hasVersionKey) ?? false,
             conversionValue: integer(PostbackTable.conversionValue),
             coarseValue: text(PostbackTable.coarseConversionValue).flatMap(CoarseValue.init(rawValue:)),
             countryCode: text(PostbackTable.countryCode), signature: text(PostbackTable.attributionSignature) ?? "")

@@ -76,7 +76,8 @@ enum SQLiteSchema {
         }
         migrator.registerMigration("0004-framework") { db in
             // AdAttributionKit postbacks arrive beside SKAdNetwork ones, and nothing stops the two frameworks'
-            // dedup ids from meeting: the framework joins the unique key. SQLite cannot change a table's
+            // dedup ids from meeting: the framework joins the unique key, and the fields only AdAttributionKit
+            // sends get columns (it has no version). SQLite cannot change a table's
             // constraints in place, so the table is rebuilt in this migration's transaction (ids kept, every row
             // copied; a failure rolls back to the old table). The default keeps an older release's insert,
             // which names no framework, working on a migrated file.
@@ -90,7 +91,7 @@ enum SQLiteSchema {
                     transaction_id TEXT NOT NULL,
                     ad_network_id TEXT NOT NULL,
                     dedup_sequence_index INTEGER NOT NULL,
-                    version TEXT NOT NULL,
+                    version TEXT,
                     has_version_key INTEGER NOT NULL,
                     campaign_id INTEGER,
                     source_identifier TEXT,
@@ -112,9 +113,14 @@ enum SQLiteSchema {
                     layout TEXT NOT NULL,
                     endpoint TEXT NOT NULL,
                     framework TEXT NOT NULL DEFAULT 'skadnetwork',
+                    conversion_type TEXT,
+                    marketplace_identifier TEXT,
+                    impression_type TEXT,
                     UNIQUE (transaction_id, ad_network_id, dedup_sequence_index, framework)
                 );
-                INSERT INTO postbacks_new (\(old), framework) SELECT \(old), 'skadnetwork' FROM postbacks;
+                INSERT INTO postbacks_new (\(old), framework, conversion_type)
+                    SELECT \(old), 'skadnetwork',
+                        CASE redownload WHEN 1 THEN 'redownload' WHEN 0 THEN 'download' END FROM postbacks;
                 DROP TABLE postbacks;
                 ALTER TABLE postbacks_new RENAME TO postbacks;
                 """)

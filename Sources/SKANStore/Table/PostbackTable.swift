@@ -14,7 +14,8 @@ public enum PostbackTable {
     public static let adNetworkID = PostbackColumn("ad_network_id", .text) { .text($0.attribution.fields.network) }
     /// The window as the dedup key uses it: 0 when the postback has none.
     public static let dedupSequenceIndex = PostbackColumn("dedup_sequence_index", .integer) { .integer($0.dedupKey.window) }
-    public static let version = PostbackColumn("version", .text) { .text($0.attribution.fields.frameworkVersion ?? "") }
+    /// The framework's version; AdAttributionKit has none.
+    public static let version = PostbackColumn("version", .text, nullable: true) { .text($0.attribution.fields.frameworkVersion) }
     public static let hasVersionKey = PostbackColumn("has_version_key", .boolean) { .boolean($0.attribution.fields.statesVersion) }
     public static let campaignID = PostbackColumn("campaign_id", .integer, nullable: true) { .integer($0.attribution.fields.campaign) }
     public static let sourceIdentifier = PostbackColumn("source_identifier", .text, nullable: true) {
@@ -63,13 +64,23 @@ public enum PostbackTable {
     public static let layout = PostbackColumn("layout", .text) { .text($0.attribution.scheme) }
     public static let endpoint = PostbackColumn("endpoint", .text) { .text($0.endpoint) }
     public static let framework = PostbackColumn("framework", .text) { .text($0.attribution.framework.rawValue) }
+    /// `download`, `redownload` or `re-engagement`: the neutral conversion type (``redownload`` is SKAdNetwork's).
+    public static let conversionType = PostbackColumn("conversion_type", .text, nullable: true) {
+        .text($0.attribution.fields.conversionType?.rawValue)
+    }
+    public static let marketplace = PostbackColumn("marketplace_identifier", .text, nullable: true) {
+        .text($0.attribution.fields.marketplace)
+    }
+    public static let impressionType = PostbackColumn("impression_type", .text, nullable: true) {
+        .text($0.attribution.fields.impressionType)
+    }
 
     /// Every stored column after ``id``, in table order.
     public static let columns: [PostbackColumn] = [
         transactionID, adNetworkID, dedupSequenceIndex, version, hasVersionKey, campaignID, sourceIdentifier, appID,
         redownload, sourceAppID, sourceDomain, fidelityType, didWin, postbackSequenceIndex, conversionValue,
         coarseConversionValue, countryCode, attributionSignature, extras, rawBody, receivedAt, keyName, layout,
-        endpoint, framework,
+        endpoint, framework, conversionType, marketplace, impressionType,
     ]
 
     /// The dedup key's columns: what makes two postbacks the same postback.
