@@ -9,7 +9,8 @@ struct ReportCommand: ParsableCommand {
         abstract: "Count stored postbacks by campaign, source, day, value ... as CSV, a table or JSON.",
         discussion: """
             Fields for --by: \(ReportField.allCases.map(\.rawValue).joined(separator: ", ")).
-            Counts: postbacks, installs (winning first postbacks), redownloads (among those installs), non_winning, \
+            Counts: postbacks, installs (winning first postbacks of downloads and redownloads), redownloads (among \
+            those installs), reengagements (winning first postbacks of AdAttributionKit re-engagements), non_winning, \
             null_values and null_rate (postbacks with no fine or coarse value: null is not zero). With --schema, \
             decoded event counts and revenue low/high/mid. --date install moves each postback to its estimated \
             install day (arrival minus the device's typical delays; see the README).

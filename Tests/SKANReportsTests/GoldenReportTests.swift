@@ -58,7 +58,7 @@ struct GoldenReportTests {
         let database = try ReportBuilder.open(path)
         let total = try ReportBuilder.run(ReportRequest(fields: []), on: database)
         #expect(total.rows.count == 1)
-        #expect(total.cells(total.rows[0]) == ["0", "0", "0", "0", "0", "0.0000"])
+        #expect(total.cells(total.rows[0]) == ["0", "0", "0", "0", "0", "0", "0.0000"])
         let grouped = try ReportBuilder.run(ReportRequest(fields: [.adNetwork, .day]), on: database)
         #expect(grouped.rows.isEmpty)
         #expect(grouped.header.prefix(2) == ["ad_network_id", "day"])

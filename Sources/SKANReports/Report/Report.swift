@@ -8,6 +8,8 @@ public struct ReportRow: Sendable, Hashable {
     public var installs = 0
     /// Attributed installs flagged as redownloads.
     public var redownloads = 0
+    /// Attributed re-engagements: winning first postbacks of AdAttributionKit's `re-engagement` conversions.
+    public var reengagements = 0
     /// Non-winning postbacks (did-win false, 3.0 and later).
     public var nonWinning = 0
     /// Postbacks carrying neither a fine nor a coarse value. Null is not zero: 0 is a value the app set.
@@ -39,7 +41,7 @@ public struct Report: Sendable, Hashable {
     /// The column names.
     public var header: [String] {
         var columns = request.fields.map(\.column)
-        columns += ["postbacks", "installs", "redownloads", "non_winning", "null_values", "null_rate"]
+        columns += ["postbacks", "installs", "redownloads", "reengagements", "non_winning", "null_values", "null_rate"]
         if request.schema != nil {
             columns += eventNames.map { "event_\($0)" }
             columns += ["revenue_low", "revenue_high", "revenue_mid"]
@@ -50,7 +52,8 @@ public struct Report: Sendable, Hashable {
     /// One row as text cells in ``header`` order; an absent key is the empty cell.
     public func cells(_ row: ReportRow) -> [String] {
         var cells = row.keys.map { $0 ?? "" }
-        cells += [String(row.postbacks), String(row.installs), String(row.redownloads), String(row.nonWinning),
+        cells += [String(row.postbacks), String(row.installs), String(row.redownloads), String(row.reengagements),
+                  String(row.nonWinning),
                   String(row.nullValues), Self.decimal(row.nullRate, places: 4)]
         if request.schema != nil {
             cells += eventNames.map { String(row.events[$0] ?? 0) }

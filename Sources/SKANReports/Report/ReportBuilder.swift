@@ -51,6 +51,7 @@ public enum ReportBuilder {
                 counts.postbacks = group.postbacks
                 counts.installs = group.installs
                 counts.redownloads = group.redownloads
+                counts.reengagements = group.reengagements
                 counts.nonWinning = group.nonWinning
                 counts.nullValues = group.nullValues
                 guard let schema = request.schema else {
@@ -87,6 +88,7 @@ public enum ReportBuilder {
         merged.postbacks += b.postbacks
         merged.installs += b.installs
         merged.redownloads += b.redownloads
+        merged.reengagements += b.reengagements
         merged.nonWinning += b.nonWinning
         merged.nullValues += b.nullValues
         merged.events.merge(b.events, uniquingKeysWith: +)

@@ -21,6 +21,16 @@ public enum ReportField: String, Sendable, Hashable, CaseIterable, CustomStringC
     case coarseValue = "coarse-value"
     /// The arrival day, or the estimated install day with `--date install`.
     case day
+    /// `skadnetwork` or `adattributionkit`.
+    case framework
+    /// `download`, `redownload` or `re-engagement`.
+    case conversionType = "conversion-type"
+    /// `view` or `click` (SKAdNetwork's fidelity type, AdAttributionKit's interaction type).
+    case interaction
+    /// The country code (sent at the top privacy tier only).
+    case country
+    /// AdAttributionKit's marketplace.
+    case marketplace
 
     /// Reads a comma-separated `--by` list, naming an unknown field and the ones that exist.
     public static func list(_ text: String) throws(ReportError) -> [ReportField] {
@@ -51,6 +61,11 @@ public enum ReportField: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .conversionValue: "conversion_value"
         case .coarseValue: "coarse_value"
         case .day: "day"
+        case .framework: "framework"
+        case .conversionType: "conversion_type"
+        case .interaction: "interaction"
+        case .country: "country_code"
+        case .marketplace: "marketplace"
         }
     }
 
@@ -70,6 +85,11 @@ public enum ReportField: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .conversionValue: .conversionValue
         case .coarseValue: .coarseValue
         case .day: .day
+        case .framework: .framework
+        case .conversionType: .conversionType
+        case .interaction: .interaction
+        case .country: .country
+        case .marketplace: .marketplace
         }
     }
 

@@ -19,6 +19,16 @@ public struct AggregateQuery: Sendable, Hashable {
         case conversionValue, coarseValue
         /// The day, on the query's ``AggregateQuery/day`` basis.
         case day
+        /// `skadnetwork` or `adattributionkit`.
+        case framework
+        /// `download`, `redownload` or `re-engagement`.
+        case conversionType
+        /// `view` or `click`.
+        case interaction
+        /// The outer, unsigned `country-code`.
+        case country
+        /// AdAttributionKit's `marketplace-identifier`.
+        case marketplace
     }
 
     /// Which day a postback counts on.
@@ -66,10 +76,12 @@ public struct AggregateRow: Sendable, Hashable {
     public var coarseValue: String?
     /// Postbacks.
     public var postbacks: Int
-    /// Winning first postbacks (did-win true or absent, window 0 or absent).
+    /// Winning first postbacks (did-win true or absent, window 0 or absent) of downloads and redownloads.
     public var installs: Int
     /// Those of ``installs`` that are redownloads.
     public var redownloads: Int
+    /// Winning first postbacks of re-engagements (AdAttributionKit: an ad brought a user back to the app).
+    public var reengagements: Int
     /// did-win false.
     public var nonWinning: Int
     /// Neither a fine nor a coarse value.

@@ -23,11 +23,15 @@ enum SQLiteAggregateSQL {
     /// order.
     static let counts = [
         "COUNT(*)",
-        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0), 0)",
+        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND \(notReengagement)), 0)",
         "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND redownload = 1), 0)",
+        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND NOT \(notReengagement)), 0)",
         "COALESCE(SUM(did_win = 0), 0)",
         "COALESCE(SUM(conversion_value IS NULL AND coarse_conversion_value IS NULL), 0)",
     ]
+
+    /// True for a download or a redownload: SKAdNetwork postbacks have no conversion type or one of those two.
+    static let notReengagement = "COALESCE(conversion_type, '') <> 're-engagement'"
 
     /// A dimension as an SQL expression; booleans come out as `true`/`false` text.
     static func expression(_ dimension: AggregateQuery.Dimension, day: AggregateQuery.DayBasis) -> String {
@@ -44,13 +48,18 @@ enum SQLiteAggregateSQL {
         case .tier: "length(source_identifier)"
         case .conversionValue: "conversion_value"
         case .coarseValue: "coarse_conversion_value"
+        case .framework: "framework"
+        case .conversionType: "conversion_type"
+        case .interaction: "CASE fidelity_type WHEN 1 THEN 'click' WHEN 0 THEN 'view' END"
+        case .country: "country_code"
+        case .marketplace: "marketplace_identifier"
         case .day:
             switch day {
             case .arrival:
                 "substr(received_at, 1, 10)"
             case .install:
                 """
-                date(received_at, CASE WHEN version = '4.0' THEN CASE COALESCE(postback_sequence_index, 0) \
+                date(received_at, CASE WHEN version = '4.0' OR framework = 'adattributionkit' THEN CASE COALESCE(postback_sequence_index, 0) \
                 WHEN 0 THEN '-84 hours' WHEN 1 THEN '-252 hours' ELSE '-924 hours' END ELSE '-36 hours' END)
                 """
             }

@@ -70,7 +70,7 @@ public final class SQLitePostbackReader: PostbackReader {
                         conversionValue: query.splitsByValue ? row[keyCount] : nil,
                         coarseValue: query.splitsByValue ? row[keyCount + 1] : nil,
                         postbacks: row[base], installs: row[base + 1], redownloads: row[base + 2],
-                        nonWinning: row[base + 3], nullValues: row[base + 4]))
+                        reengagements: row[base + 3], nonWinning: row[base + 4], nullValues: row[base + 5]))
                 }
             }
         } catch let error as DatabaseError {
