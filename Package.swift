@@ -100,8 +100,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["GitCommit"]
         ),
+        // Writes the commit `skan --version` prints (Plugins/GitCommit/plugin.swift).
+        .plugin(name: "GitCommit", capability: .buildTool()),
         .target(
             name: "SKANTestSupport",
             dependencies: ["SKANCore"],

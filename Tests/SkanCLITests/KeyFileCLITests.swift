@@ -38,11 +38,38 @@ extension CommandLineSuites {
             #expect(result.stderr.contains("--trust-key \(key): cannot read the key file"), "\(result.stderr)")
         }
 
-        @Test("skan --version prints the version")
+        @Test("a key file that exists but whose read fails says so, for root too (/proc/self/mem: reading offset 0 fails)",
+              .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/mem"), "needs Linux's /proc"))
+        func readFails() async throws {
+            let result = try await SkanProcess.run(["verify", "--trust-key", "/proc/self/mem", "-"], stdin: "")
+            #expect(result.status == 2)
+            #expect(result.stderr.hasPrefix("skan: --trust-key /proc/self/mem: cannot read the key file: "), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+
+        @Test("skan --version prints the version and the commit it was built from")
         func version() async throws {
             let result = try await SkanProcess.run(["--version"])
             #expect(result.status == 0)
-            #expect(result.stdout.range(of: #"^skan \d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil, "\(result.stdout)")
+            let pattern = #"^skan \d+\.\d+\.\d+ \(([0-9a-f]{4,40}|unknown)\)\n$"#
+            #expect(result.stdout.range(of: pattern, options: .regularExpression) != nil, "\(result.stdout)")
+            // Built in a git checkout (as the tests are), the commit is this checkout's HEAD: the build plugin
+            // reruns git before every build, so a commit made since the last build is picked up by the next.
+            let git = Process()
+            git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            git.arguments = ["git", "-C", SkanProcess.packageRoot.path, "rev-parse", "--short", "HEAD"]
+            let out = Pipe()
+            git.standardOutput = out
+            git.standardError = FileHandle.nullDevice
+            try git.run()
+            let head = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            git.waitUntilExit()
+            if git.terminationStatus == 0 {
+                #expect(result.stdout == "skan 0.9.0 (\(head))\n")
+            } else {
+                #expect(result.stdout == "skan 0.9.0 (unknown)\n")
+            }
         }
     }
 }

@@ -2,7 +2,7 @@
 enum SkanVersion {
     /// The release, raised with each one that changes the command line or the stored data.
     static let number = "0.9.0"
-    /// The version line. The commit is not included: SwiftPM offers a build no way to learn it without a plugin
-    /// that runs git, and a copied binary would then name a commit its source may not match.
-    static let text = "skan \(number)"
+    /// The version line with the commit the binary was built from (`BuildCommit`, written by the GitCommit build
+    /// plugin), so a bug report can name the exact source; "unknown" when it was built outside a git checkout.
+    static let text = "skan \(number) (\(BuildCommit.short))"
 }
