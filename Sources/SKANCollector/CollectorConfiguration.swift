@@ -1,7 +1,10 @@
 /// How a collector listens and what it accepts.
 public struct CollectorConfiguration: Sendable {
-    /// Where Apple sends advertisers' copies (spec §7).
+    /// Where Apple sends advertisers' copies of SKAdNetwork postbacks (spec §7).
     public static let developerCopyPath = "/.well-known/skadnetwork/report-attribution/"
+    /// Where Apple sends advertisers' copies of AdAttributionKit postbacks (spec §8). Either path takes either
+    /// framework: the body says which it is.
+    public static let aakDeveloperCopyPath = "/.well-known/appattribution/report-attribution/"
     /// The path a network registers with Apple; SKAdNetwork prescribes none, so this is our default.
     public static let networkPath = "/postbacks"
 
@@ -38,7 +41,7 @@ public struct CollectorConfiguration: Sendable {
 
     /// Makes a configuration; the defaults serve both paths on loopback port 8080.
     public init(host: String = "127.0.0.1", port: Int = 8080,
-                postbackPaths: [String] = [Self.developerCopyPath, Self.networkPath],
+                postbackPaths: [String] = [Self.developerCopyPath, Self.aakDeveloperCopyPath, Self.networkPath],
                 bodyLimit: Int = 64 * 1024, logsBodies: Bool = false, eventLoopThreads: Int? = nil,
                 answersPostbacksOnEventLoop: Bool = true, commitInterval: Duration = .milliseconds(2),
                 idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(30),

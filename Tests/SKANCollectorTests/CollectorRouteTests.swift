@@ -27,6 +27,42 @@ struct CollectorRouteTests {
         }
     }
 
+    @Test("takes AdAttributionKit postbacks on every path; a copy at the other path is a duplicate", arguments: Transport.allCases)
+    func adAttributionKit(transport: Transport) async throws {
+        try await H.withCollector(transport) { collector, client in
+            let body = TestPostbacks.aakBody()
+            let first = try await H.post(client, body, path: CollectorConfiguration.networkPath)
+            #expect(first.status == 200)
+            #expect(first.body == #"{"status":"accepted"}"#)
+            let copy = try await H.post(client, body, path: CollectorConfiguration.aakDeveloperCopyPath)
+            #expect(copy.body == #"{"status":"duplicate"}"#)
+            // A re-engagement is another postback; a tampered JWS is refused naming the JWS.
+            let other = try await H.post(client, TestPostbacks.aakBody(conversionType: "re-engagement"),
+                                         path: CollectorConfiguration.aakDeveloperCopyPath)
+            #expect(other.body == #"{"status":"accepted"}"#)
+            let tampered = String(decoding: body, as: UTF8.self).replacingOccurrences(of: #"","conversion-value""#,
+                                                                                     with: #"A","conversion-value""#)
+            let refused = try await H.post(client, Array(tampered.utf8))
+            #expect(refused.status == 400)
+            #expect(H.json(refused.body)["field"] as? String == "jws-string")
+            let stats = try await collector.store.stats()
+            #expect(stats.postbacksByVersion == ["adattributionkit": 2])
+        }
+    }
+
+    @Test("keeps an SKAdNetwork and an AdAttributionKit postback that share an id: the framework is in the key",
+          arguments: Transport.allCases)
+    func sameIDBothFrameworks(transport: Transport) async throws {
+        try await H.withCollector(transport) { collector, client in
+            let id = UUID().uuidString.lowercased()
+            let skan = try await H.post(client, Array(TestPostbacks.postback(transactionID: id).json.utf8))
+            let aak = try await H.post(client, TestPostbacks.aakBody(postbackIdentifier: id, adNetwork: "example.skadnetwork"))
+            #expect(skan.body == #"{"status":"accepted"}"# && aak.body == #"{"status":"accepted"}"#)
+            let stored = try await collector.store.postbacks(transactionID: id)
+            #expect(Set(stored.map(\.framework)) == [.skadnetwork, .adAttributionKit])
+        }
+    }
+
     @Test("answers 400 naming attribution-signature for a signature no trusted key made", arguments: Transport.allCases)
     func invalidSignature(transport: Transport) async throws {
         try await H.withCollector(transport) { _, client in

@@ -13,12 +13,30 @@ public enum TestPostbacks {
         return try! ECPrivateKey(pem: pem, source: "simulated-apple-p256-private-key.pem")
     }()
 
-    /// Trusts the simulated Apple key beside Apple's own keys, so Apple's samples verify too.
+    /// "Apple" for AdAttributionKit postbacks in the tests, under ``aakKid``.
+    public static let aakPrivateKey: ECPrivateKey = {
+        let pem = try! String(contentsOf: keys.appendingPathComponent("simulated-apple-aak-private-key.pem"), encoding: .utf8)
+        return try! ECPrivateKey(pem: pem, source: "simulated-apple-aak-private-key.pem")
+    }()
+    public static let aakKid = "simulated-apple-aak/0"
+
+    /// Trusts the simulated Apple keys (SKAdNetwork and, by kid, AdAttributionKit) beside Apple's own keys, so
+    /// Apple's samples verify too.
     public static let verifier: AttributionVerifier = {
         var ring = KeyRing.apple
         ring.add(TrustedKey(name: "simulated-apple-p256", key: privateKey.publicKey))
+        ring.add(TrustedKey(name: "simulated-apple-aak", key: aakPrivateKey.publicKey, kid: aakKid))
         return AttributionVerifier(keyRing: ring)
     }()
+
+    /// A signed AdAttributionKit postback body: the JWS and an unsigned fine value.
+    public static func aakBody(postbackIdentifier: String = UUID().uuidString.lowercased(),
+                               adNetwork: String = "example.adattributionkit", window: Int = 0,
+                               conversionType: String = "download") -> [UInt8] {
+        let payload = #"{"advertised-item-identifier":525463029,"conversion-type":"\#(conversionType)","ad-network-identifier":"\#(adNetwork)","impression-type":"app-impression","postback-sequence-index":\#(window),"source-identifier":"5239","did-win":true,"postback-identifier":"\#(postbackIdentifier)","marketplace-identifier":"com.apple.AppStore"}"#
+        let jws = try! CompactJWS.es256(payload: payload, kid: aakKid, key: aakPrivateKey)
+        return Array(#"{"jws-string":"\#(jws)","conversion-value":12,"ad-interaction-type":"click"}"#.utf8)
+    }
 
     /// A signed 4.0 postback.
     public static func postback(transactionID: String = UUID().uuidString.lowercased(), adNetworkID: String = "example.skadnetwork",

@@ -40,7 +40,7 @@ extension CommandLineSuites {
             try Data(records.joined(separator: "\n").utf8).write(to: file)
             let result = try await SkanProcess.run(["verify", "--format", "json", file.path])
             #expect(result.status == 1)
-            let keys = ["input", "status", "version", "transaction-id", "ad-network-id", "reason", "field", "layout", "key"]
+            let keys = ["input", "status", "framework", "version", "transaction-id", "ad-network-id", "reason", "field", "layout", "key"]
             let lines = result.lines
             try #require(lines.count == 2)
             // Key order as written: JSONSerialization forgets it, so read it off the text.
@@ -97,11 +97,11 @@ extension CommandLineSuites {
         func verifyCSV() async throws {
             let result = try await SkanProcess.run(["verify", "--format", "csv", "-"], stdin: #"{"version":"3.0","campaign-id":"4,2"}"# + "\n" + #"{"version":"9.9"}"#)
             #expect(result.status == 1)
-            #expect(result.stdout.hasPrefix("input,status,version,transaction-id,ad-network-id,layout,key,field,reason\r\n"))
-            #expect(result.stdout.contains("stdin:1,malformed,3.0,"))
+            #expect(result.stdout.hasPrefix("input,status,framework,version,transaction-id,ad-network-id,layout,key,field,reason\r\n"))
+            #expect(result.stdout.contains("stdin:1,malformed,skadnetwork,3.0,"))
             #expect(result.stdout.hasSuffix("\r\n"))
             // The reason holds quotes and commas: RFC 4180 quoting doubles the quotes and wraps the field.
-            #expect(result.stdout.contains(#"stdin:2,unsupported-version,9.9,,,,,version,"version ""9.9"" is not one of 1.0, 2.0"#))
+            #expect(result.stdout.contains(#"stdin:2,unsupported-version,skadnetwork,9.9,,,,,version,"version ""9.9"" is not one of 1.0, 2.0"#))
         }
 
         @Test("usage errors exit 2 with one line", arguments: [

@@ -6,11 +6,13 @@ public struct AttributionVerifier: Sendable {
     /// The trusted keys, by curve (SKAdNetwork) and by key id (AdAttributionKit).
     public let keyRing: KeyRing
     private let skadnetwork: PostbackVerifier
+    private let adAttributionKit: AAKVerifier
 
     /// A verifier trusting `keyRing`, Apple's keys by default.
     public init(keyRing: KeyRing = .apple) {
         self.keyRing = keyRing
         skadnetwork = PostbackVerifier(keyRing: keyRing)
+        adAttributionKit = AAKVerifier(keyRing: keyRing)
     }
 
     /// Judges a postback from the bytes received.
@@ -38,8 +40,7 @@ public struct AttributionVerifier: Sendable {
         case .skadnetwork:
             return AttributionVerdict(skadnetwork.verify(members: members))
         case .adAttributionKit:
-            return .malformed("an AdAttributionKit postback (a jws-string member); this release verifies SKAdNetwork "
-                              + "postbacks only", field: Framework.adAttributionKit.signatureField, framework: .adAttributionKit)
+            return adAttributionKit.verify(members)
         }
     }
 

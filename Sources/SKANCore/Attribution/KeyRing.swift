@@ -70,13 +70,33 @@ public struct KeyRing: Sendable {
         /// P-256, for postback versions 2.1 and later ("Verifying an install-validation postback").
         public static let p256Base64 =
             "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEWdp8GPcGqmhgzEFj9Z2nSpQVddayaPe4FMzqM9wib1+aHaaIzoHoLN9zW4K8y4SPykE3YVK3sVqW6Af0lfx3gg=="
+        /// The kid of AdAttributionKit production postbacks, signed with ``p256Base64``.
+        public static let aakProductionKid = "apple-cas-identifier/0"
+        /// AdAttributionKit `apple-development-identifier/0`.
+        public static let aakDevelopment0Base64 =
+            "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAELeEDzpJEP+/qRSE5hJVC1p1J0ssUnQGMzBBbvnACBok8OVGGLgxL0myrKiy6lvRtSlLRsWit87i+vftD8AEqeQ=="
+        /// AdAttributionKit `apple-development-identifier/1`.
+        public static let aakDevelopment1Base64 =
+            "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE8YzdO7eM97s/IJ25kdW5CZ3A14USE5IJ5Ha/vhWaxI6UBI1ZxCEvjrKxVluVGe6qWwF1BDFq+QHqKfH5u+wxHQ=="
     }
 
-    /// Apple's two postback keys, named `apple-p192` and `apple-p256`.
+    /// Apple's production keys: SKAdNetwork's two (`apple-p192`, `apple-p256`) and AdAttributionKit's
+    /// `apple-cas-identifier/0` (the same P-256 key, found by its kid, named `apple-aak`).
     public static let apple: KeyRing = {
         // These constants are checked by tests; a failure here is a programming error, not input.
         let p192 = try! ECPublicKey(text: AppleKey.p192Base64, source: "Apple P-192 key")
         let p256 = try! ECPublicKey(text: AppleKey.p256Base64, source: "Apple P-256 key")
-        return KeyRing([TrustedKey(name: "apple-p192", key: p192), TrustedKey(name: "apple-p256", key: p256)])
+        return KeyRing([TrustedKey(name: "apple-p192", key: p192), TrustedKey(name: "apple-p256", key: p256),
+                        TrustedKey(name: "apple-aak", key: p256, kid: AppleKey.aakProductionKid)])
     }()
+
+    /// Apple's two AdAttributionKit development keys (spec §4): `apple-development-identifier/0` signs
+    /// development postbacks of end-to-end flows, `/1` those made in Settings > Developer. Never trusted by
+    /// default: a production collector must refuse them (`--aak-development` adds them).
+    public static let appleAdAttributionKitDevelopment: [TrustedKey] = [
+        TrustedKey(name: "apple-aak-development-0", key: try! ECPublicKey(text: AppleKey.aakDevelopment0Base64,
+                   source: "Apple AdAttributionKit development key 0"), kid: "apple-development-identifier/0"),
+        TrustedKey(name: "apple-aak-development-1", key: try! ECPublicKey(text: AppleKey.aakDevelopment1Base64,
+                   source: "Apple AdAttributionKit development key 1"), kid: "apple-development-identifier/1"),
+    ]
 }

@@ -19,6 +19,8 @@ public struct VerifiedAttribution: Sendable, Hashable {
     public enum Detail: Sendable, Hashable {
         /// SKAdNetwork's parsed postback, its layout, and its signed and claimed fields.
         case skadnetwork(VerifiedPostback)
+        /// AdAttributionKit's parsed postback, its kid, and its signed and claimed fields.
+        case adAttributionKit(VerifiedAAKPostback)
     }
 
     /// Makes a verified record.

@@ -66,6 +66,17 @@ public struct ECPrivateKey: Sendable {
         openSSL.sec1PEM ?? ""
     }
 
+    /// Signs `message` with ES256 as JWS needs it (RFC 7518 §3.4): raw `r ‖ s`, 64 bytes. P-256 keys only.
+    public func es256Signature(for message: some DataProtocol) throws(SKANError) -> [UInt8] {
+        guard case .p256(let key) = backend else {
+            throw SKANError(.cryptoFailure, "ES256 needs a P-256 key, this one is \(curve)")
+        }
+        guard let signature = try? key.signature(for: message) else {
+            throw SKANError(.cryptoFailure, "swift-crypto could not sign with a P-256 key")
+        }
+        return Array(signature.rawRepresentation)
+    }
+
     /// Signs `message` with ECDSA-SHA256, returning the DER signature.
     public func signature(for message: some DataProtocol) throws(SKANError) -> [UInt8] {
         switch backend {

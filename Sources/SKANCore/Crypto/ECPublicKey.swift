@@ -106,6 +106,14 @@ public struct ECPublicKey: Sendable {
         DERSignature.isStrict(signatureDER, width: curve.scalarByteCount)
     }
 
+    /// Whether `signature` is this key's ES256 signature over `message` as JWS writes it (RFC 7518 §3.4): the
+    /// raw 64 bytes `r ‖ s`, not DER. Only a P-256 key makes ES256 signatures; any other is simply not valid.
+    public func isValidES256Signature(_ signature: [UInt8], for message: some DataProtocol) -> Bool {
+        guard case .p256(let key) = backend, signature.count == 64,
+              let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+        return key.isValidSignature(parsed, for: SHA256.hash(data: message))
+    }
+
     /// Whether `signatureDER` is this key's ECDSA-SHA256 signature over `message`.
     public func isValidSignature(_ signatureDER: some ContiguousBytes, for message: some DataProtocol) -> Bool {
         isValidSignature(signatureDER, digest: SHA256.hash(data: message))

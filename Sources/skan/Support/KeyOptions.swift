@@ -13,6 +13,15 @@ struct KeyOptions: ParsableArguments {
     @Option(name: .customLong("apple-key-p192"), help: "Use this P-192 key instead of Apple's (versions 1.0 and 2.0).")
     var appleKeyP192: String?
 
+    @Option(name: .customLong("aak-key"), help: ArgumentHelp(
+        "Trust FILE's P-256 public key for AdAttributionKit postbacks whose JWS kid is KID (KID=FILE). Repeatable.",
+        discussion: "A kid already trusted (Apple's apple-cas-identifier/0) is replaced.", valueName: "kid=file"))
+    var aakKeys: [String] = []
+
+    @Flag(name: .customLong("aak-development"),
+          help: "Also trust Apple's two AdAttributionKit development keys (apple-development-identifier/0 and /1).")
+    var aakDevelopment = false
+
     /// Apple's keys, with the replacements and additions the options name.
     func keyRing() throws(CLIError) -> KeyRing {
         var ring = KeyRing.apple
@@ -26,6 +35,20 @@ struct KeyOptions: ParsableArguments {
         }
         for path in trustKeys {
             ring.add(TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: try KeyFiles.publicKey(path, option: "--trust-key")))
+        }
+        if aakDevelopment {
+            for key in KeyRing.appleAdAttributionKitDevelopment { ring.add(key) }
+        }
+        for value in aakKeys {
+            guard let equals = value.firstIndex(of: "="), equals != value.startIndex, value.index(after: equals) != value.endIndex else {
+                throw CLIError("--aak-key \(value): expected KID=FILE, e.g. apple-cas-identifier/0=Keys/apple/skadnetwork-p256.pem")
+            }
+            let kid = String(value[..<equals]), path = String(value[value.index(after: equals)...])
+            let key = try KeyFiles.publicKey(path, option: "--aak-key")
+            guard key.curve == .p256 else {
+                throw CLIError("--aak-key \(kid)=\(path): the key is \(key.curve), expected P-256 (ES256)")
+            }
+            ring.add(TrustedKey(name: URL(fileURLWithPath: path).lastPathComponent, key: key, kid: kid))
         }
         return ring
     }

@@ -7,7 +7,9 @@ import SKANCore
 enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json, csv
 
-    static let csvHeader = ["input", "status", "version", "transaction-id", "ad-network-id", "layout", "key", "field", "reason"]
+    /// `transaction-id` holds AdAttributionKit's postback identifier and `layout` its kid: the same slots.
+    static let csvHeader = ["input", "status", "framework", "version", "transaction-id", "ad-network-id", "layout", "key",
+                            "field", "reason"]
 
     /// Appends one verdict as a line of text or JSON to `out`. Called on worker threads, once per postback, so
     /// JSON is written as bytes into the chunk's buffer rather than built as strings.
@@ -16,13 +18,17 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
         switch format {
         case .text, .csv:  // CSV rows are built by `row`, never here; `.csv` only keeps the switch whole
             var parts = ["\(source):\(line)", verdict.status.rawValue]
+            let isAAK = verdict.framework == .adAttributionKit
+            if isAAK { parts.append("framework=\(verdict.framework)") }
             if let version = verdict.version { parts.append("version=\(version)") }
-            if let dedupID = verdict.dedupID { parts.append("transaction-id=\(dedupID)") }
+            if let dedupID = verdict.dedupID { parts.append("\(isAAK ? "postback-identifier" : "transaction-id")=\(dedupID)") }
             if case .valid(let verified) = verdict {
-                parts.append("layout=\(verified.scheme) key=\(verified.keyName)")
-                if case .skadnetwork(let postback) = verified.detail, !postback.claimedFields.isEmpty {
-                    parts.append("claimed=\(postback.claimedFields.map(\.key).joined(separator: ","))")
+                parts.append("\(isAAK ? "kid" : "layout")=\(verified.scheme) key=\(verified.keyName)")
+                let claimed = switch verified.detail {
+                case .skadnetwork(let postback): postback.claimedFields.map(\.key)
+                case .adAttributionKit(let postback): postback.claimedFields
                 }
+                if !claimed.isEmpty { parts.append("claimed=\(claimed.joined(separator: ","))") }
             }
             if let reason = verdict.reason { parts.append("— \(reason)") }
             out += parts.joined(separator: " ").utf8
@@ -41,9 +47,11 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
         JSONWriter.appendInteger(Int64(line), to: &out)
         JSONWriter.appendLiteral(#"","status":""#, to: &out)
         JSONWriter.appendLiteral(statusWord(verdict), to: &out)
-        JSONWriter.appendLiteral(#"","version":"#, to: &out)
+        let isAAK = verdict.framework == .adAttributionKit
+        JSONWriter.appendLiteral(isAAK ? #"","framework":"adattributionkit","version":"# : #"","framework":"skadnetwork","version":"#,
+                                 to: &out)
         appendString(verdict.version, to: &out)
-        JSONWriter.appendLiteral(#","transaction-id":"#, to: &out)
+        JSONWriter.appendLiteral(isAAK ? #","postback-identifier":"# : #","transaction-id":"#, to: &out)
         appendString(verdict.dedupID, to: &out)
         JSONWriter.appendLiteral(#","ad-network-id":"#, to: &out)
         appendString(verdict.network, to: &out)
@@ -52,10 +60,10 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
         JSONWriter.appendLiteral(#","field":"#, to: &out)
         appendString(verdict.field, to: &out)
         guard case .valid(let verified) = verdict else {
-            JSONWriter.appendLiteral(#","layout":null,"key":null}"#, to: &out)
+            JSONWriter.appendLiteral(isAAK ? #","kid":null,"key":null}"# : #","layout":null,"key":null}"#, to: &out)
             return
         }
-        JSONWriter.appendLiteral(#","layout":"#, to: &out)
+        JSONWriter.appendLiteral(isAAK ? #","kid":"# : #","layout":"#, to: &out)
         JSONWriter.appendQuoted(verified.scheme, to: &out)
         JSONWriter.appendLiteral(#","key":"#, to: &out)
         JSONWriter.appendQuoted(verified.keyName, to: &out)
@@ -65,7 +73,21 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
             appendKeys(postback.signedFields, to: &out)
             JSONWriter.appendLiteral(#"],"claimed-fields":["#, to: &out)
             appendKeys(postback.claimedFields, to: &out)
-            JSONWriter.appendLiteral("]}", to: &out)
+        case .adAttributionKit(let postback):
+            JSONWriter.appendLiteral(#","conversion-type":"#, to: &out)
+            JSONWriter.appendQuoted(postback.postback.conversionType.rawValue, to: &out)
+            JSONWriter.appendLiteral(#","signed-fields":["#, to: &out)
+            appendQuotedList(postback.signedFields, to: &out)
+            JSONWriter.appendLiteral(#"],"claimed-fields":["#, to: &out)
+            appendQuotedList(postback.claimedFields, to: &out)
+        }
+        JSONWriter.appendLiteral("]}", to: &out)
+    }
+
+    private static func appendQuotedList(_ names: [String], to out: inout [UInt8]) {
+        for (position, name) in names.enumerated() {
+            if position > 0 { out.append(UInt8(ascii: ",")) }
+            JSONWriter.appendQuoted(name, to: &out)
         }
     }
 
@@ -114,7 +136,7 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
             layout = verified.scheme
             key = verified.keyName
         }
-        return [location, verdict.status.rawValue, verdict.version ?? "", verdict.dedupID ?? "",
+        return [location, verdict.status.rawValue, verdict.framework.rawValue, verdict.version ?? "", verdict.dedupID ?? "",
                 verdict.network ?? "", layout, key, verdict.field ?? "", verdict.reason ?? ""]
     }
 

@@ -1,0 +1,26 @@
+/// The members of an AdAttributionKit postback: signed ones in the JWS payload, unsigned ones in the body.
+enum AAKField: String, CaseIterable {
+    // The body.
+    case jwsString = "jws-string"
+    case conversionValue = "conversion-value"
+    case coarseConversionValue = "coarse-conversion-value"
+    case adInteractionType = "ad-interaction-type"
+    case countryCode = "country-code"
+    // The payload.
+    case adNetworkIdentifier = "ad-network-identifier"
+    case postbackIdentifier = "postback-identifier"
+    case advertisedItemIdentifier = "advertised-item-identifier"
+    case conversionType = "conversion-type"
+    case impressionType = "impression-type"
+    case didWin = "did-win"
+    case postbackSequenceIndex = "postback-sequence-index"
+    case sourceIdentifier = "source-identifier"
+    case publisherItemIdentifier = "publisher-item-identifier"
+    case marketplaceIdentifier = "marketplace-identifier"
+
+    /// The body's members beside the JWS.
+    static let outer: [AAKField] = [.jwsString, .conversionValue, .coarseConversionValue, .adInteractionType, .countryCode]
+    /// What a payload must have.
+    static let requiredInPayload: [AAKField] = [.adNetworkIdentifier, .postbackIdentifier, .advertisedItemIdentifier,
+                                                .conversionType, .didWin, .postbackSequenceIndex, .sourceIdentifier]
+}
