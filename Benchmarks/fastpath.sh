@@ -2,7 +2,8 @@
 # Does the postback fast path (PostbackFastPath, the event-loop handler) still pay against Hummingbird's router?
 # Runs Benchmarks/collector.sh on one binary, alternating the default path and SERVE_FLAGS=--postbacks-via-router,
 # PAIRS times, then prints each pair's accepted postbacks/s, both medians and the router/fast ratios.
-# Usage: Benchmarks/fastpath.sh   (env: PAIRS=6 DURATION=10 SKAN_BIN=; the rest, e.g. CONNECTIONS, goes to collector.sh)
+# Usage: Benchmarks/fastpath.sh   (env: PAIRS=6 DURATION=10 SKAN_BIN= ORDER=fast|router; the rest, e.g. CONNECTIONS,
+# goes to collector.sh)
 # Pairs, not two medians taken minutes apart: this shared machine's speed swings by a third within a minute, and
 # each pair's two runs are about 20 s apart.
 set -euo pipefail
@@ -22,9 +23,13 @@ export SKAN_BIN
 rates="$OUT/fastpath-rates.txt"
 : >"$rates"
 accepted() { awk '/accepted postbacks\/s/ {print $4}' "$1"; }
+run() {
+    if [ "$1" = router ]; then flags=--postbacks-via-router; else flags=; fi
+    SERVE_FLAGS=$flags Benchmarks/collector.sh | tee "$OUT/fastpath-$2-$1.txt" >&2
+}
 for pair in $(seq "$PAIRS"); do
-    SERVE_FLAGS= Benchmarks/collector.sh | tee "$OUT/fastpath-$pair-fast.txt" >&2
-    SERVE_FLAGS=--postbacks-via-router Benchmarks/collector.sh | tee "$OUT/fastpath-$pair-router.txt" >&2
+    # ORDER=router runs the router first in each pair, to see whether the order moves the ratio.
+    if [ "${ORDER:-fast}" = router ]; then run router "$pair"; run fast "$pair"; else run fast "$pair"; run router "$pair"; fi
     echo "$pair $(accepted "$OUT/fastpath-$pair-fast.txt") $(accepted "$OUT/fastpath-$pair-router.txt")" >>"$rates"
 done
 
