@@ -2,15 +2,21 @@
 # Simulates 1,000,000 devices of the 4.0 sample campaign (postback signing included) and, in the same run,
 # measures `openssl speed -multi 2 ecdsap256` sign/s as the reference. Prints devices/s, postbacks/s,
 # the ratio to openssl's sign/s (target ≥ 0.5) and peak memory (target < 1 GB).
-# Usage: Benchmarks/simulate.sh [DEVICES]   (run from the package root; builds release first)
+# Usage: Benchmarks/simulate.sh [DEVICES]   (run from the package root; builds release first unless SKAN_BIN= names
+# a binary)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 devices="${1:-1000000}"
 out="${BENCH_OUT:-bench-out}"
 mkdir -p "$out"
 
-swift build -c release --product skan >&2
-skan="$(swift build -c release --show-bin-path)/skan"
+# SKAN_BIN compares another build (A/B runs of two binaries on this noisy machine); by default, build release.
+if [ -n "${SKAN_BIN:-}" ]; then
+    skan="$SKAN_BIN"
+else
+    swift build -c release --product skan >&2
+    skan="$(swift build -c release --show-bin-path)/skan"
+fi
 
 echo "== openssl speed -multi 2 -seconds 3 ecdsap256" >&2
 openssl speed -multi 2 -seconds 3 ecdsap256 2>/dev/null | tee "$out/openssl-speed.txt" >&2

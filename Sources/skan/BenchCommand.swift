@@ -91,25 +91,18 @@ struct CoreBench: ParsableCommand {
         for index in 0..<64 { work(index) }
         let batch = 256
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
-        let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
-        counts.initialize(repeating: 0)
-        defer { counts.deallocate() }
-        let box = CountBox(counts: counts)
         let start = DispatchTime.now().uptimeNanoseconds
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        let counts = Parallel.map(Array(0..<threads)) { _ in
             var done = 0
             while DispatchTime.now().uptimeNanoseconds < deadline {
                 for index in 0..<batch { work(done + index) }
                 done += batch
             }
-            box.counts[thread] = done
+            return done
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return Double(counts.reduce(0, +)) / elapsed
     }
-
-    /// Each thread writes only its own slot; the sum is read after all threads finish.
-    private struct CountBox: @unchecked Sendable { let counts: UnsafeMutableBufferPointer<Int> }
 
     static func simulatedAppleRing() throws -> KeyRing {
         KeyRing(try ["p192", "p256"].map { name in

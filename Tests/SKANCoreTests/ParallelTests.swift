@@ -27,6 +27,14 @@ struct ParallelTests {
         #expect(Tracked.alive.load(ordering: .relaxed) == before)
     }
 
+    @Test("forEach runs every index of the range once, a range not starting at 0 included")
+    func forEachIndex() {
+        let counts = Mutex([Int](repeating: 0, count: 300))
+        Parallel.forEach(100..<400) { index in counts.withLock { $0[index - 100] += 1 } }
+        #expect(counts.withLock { $0 } == [Int](repeating: 1, count: 300))
+        Parallel.forEach(0..<0) { _ in Issue.record("an empty range runs no work") }
+    }
+
     @Test("maps started one after another each give their own results in input order")
     func overlapping() {
         let first = Parallel.start(Array(0..<2_000)) { $0 * 3 }

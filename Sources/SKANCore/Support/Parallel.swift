@@ -18,17 +18,26 @@ public enum Parallel {
         let box = SendableBuffer(buffer: results)
         elements.withUnsafeBufferPointer { input in
             let source = SendableInput(buffer: input)
-            // Dispatch hands iterations to idle threads one by one, so a slow record never stalls a core.
-            DispatchQueue.concurrentPerform(iterations: elements.count) { index in
+            forEach(0..<elements.count) { index in
                 box.buffer[index] = work(source.buffer[index])
             }
         }
         return results.map { $0! }
     }
 
-    /// Each iteration writes only its own slot, and `map` reads them after `concurrentPerform` returns.
+    /// Runs `work` once for every index in `indices` on all cores, and returns when every call has returned.
+    ///
+    /// For work that keeps its own results (a simulation chunk written to a file, a count per thread) or whose
+    /// results ``map(_:_:)`` would hold in memory all at once.
+    public static func forEach(_ indices: Range<Int>, _ work: @Sendable (Int) -> Void) {
+        let first = indices.lowerBound
+        // Dispatch hands iterations to idle threads one by one, so a slow element never stalls a core.
+        DispatchQueue.concurrentPerform(iterations: indices.count) { work(first + $0) }
+    }
+
+    /// Each iteration writes only its own slot, and `map` reads them after `forEach` returns.
     private struct SendableBuffer<T>: @unchecked Sendable { let buffer: UnsafeMutableBufferPointer<T?> }
-    /// The input is only read while `concurrentPerform` runs, inside `withUnsafeBufferPointer`.
+    /// The input is only read while `forEach` runs, inside `withUnsafeBufferPointer`.
     private struct SendableInput<T>: @unchecked Sendable { let buffer: UnsafeBufferPointer<T> }
 }
 

@@ -86,7 +86,7 @@ public struct Simulation: Sendable {
         let results = ChunkResults(count: chunkCount, spill: devices > Self.inMemoryDeviceLimit)
         defer { results.removeFiles() }
         let chunkCount = chunkCount
-        DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
+        Parallel.forEach(0..<chunkCount) { chunk in
             guard !results.hasFailed else { return }
             do {
                 let (run, summary) = try self.run(chunk: chunk)
