@@ -21,6 +21,8 @@ swift build -c release --product skan >/dev/null
 skan=${SKAN_BIN:-.build/release/skan}
 file="$out/postbacks-$LINES.jsonl"
 [ -f "$file" ] || "$skan" bench postbacks --count "$LINES" --version 4.0 --out "$file"
+aak_file="$out/aak-postbacks-$LINES.jsonl"
+[ -f "$aak_file" ] || "$skan" bench postbacks --count "$LINES" --version aak --out "$aak_file"
 
 # openssl speed's last lines: "256 bits ecdsa (nistp256)  0.0000s 0.0001s  29506.0  9428.3" (sign/s, verify/s).
 ossl() { # $1 = extra flags ("" or "-multi 2"), $2 = curve (256|192); prints "sign verify"
@@ -56,27 +58,35 @@ paired() {
 
 echo "one thread, P-256 verify" >&2; paired p256 "" 256 verify-p256 1 2
 echo "one thread, P-192 verify" >&2; paired p192 "" 192 verify-p192 1 2
+echo "one thread, AdAttributionKit verify" >&2; paired aak "" 256 verify-aak 1 2
 echo "one thread, P-256 sign" >&2;   paired sign "" 256 sign-impression-p256 1 1
 echo "two threads, P-256 verify" >&2; paired p256all "-multi 2" 256 verify-p256 "$(nproc)" 2
 
 # The whole command: JSON lines in, JSON lines out, every core, 200,000 postbacks; -multi 2 before and after.
+# $1 = key (cli, cli-aak), $2 = file, then the key options.
+whole_command() {
+  local key=$1 input=$2 before after elapsed user sys rss valid sample
+  shift 2
+  before=$(SECONDS_EACH=3 ossl "-multi 2" 256 | cut -d' ' -f2)
+  for _ in $(seq "$CLI_ROUNDS"); do
+    /usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$skan" verify --format json "$@" "$input" > "$out/verify.jsonl"
+    read -r elapsed user sys rss < "$out/time.txt"
+    valid=$(grep -c '"status":"valid"' "$out/verify.jsonl")
+    [ "$valid" = "$LINES" ] || { echo "only $valid of $LINES verified" >&2; exit 1; }
+    after=$(SECONDS_EACH=3 ossl "-multi 2" 256 | cut -d' ' -f2)
+    sample=$(awk -v n="$LINES" -v s="$elapsed" 'BEGIN {printf "%d", n / s}')
+    ratios[$key]+="$(ratio "$sample" "$before" "$after") "
+    rates[$key-skan]+="$sample "
+    rates[$key-openssl]+="$after "
+    rates[$key-cpu-us]+="$(awk -v n="$LINES" -v u="$user" -v s="$sys" 'BEGIN {printf "%.0f", (u + s) * 1e6 / n}') "
+    rates[$key-rss-kb]+="$rss "
+    before=$after
+  done
+}
 echo "skan verify --format json, $LINES lines" >&2
-before=$(SECONDS_EACH=3 ossl "-multi 2" 256 | cut -d' ' -f2)
-for _ in $(seq "$CLI_ROUNDS"); do
-  /usr/bin/time -f "%e %U %S %M" -o "$out/time.txt" "$skan" verify --format json \
-      --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem "$file" > "$out/verify.jsonl"
-  read -r elapsed user sys rss < "$out/time.txt"
-  valid=$(grep -c '"status":"valid"' "$out/verify.jsonl")
-  [ "$valid" = "$LINES" ] || { echo "only $valid of $LINES verified" >&2; exit 1; }
-  after=$(SECONDS_EACH=3 ossl "-multi 2" 256 | cut -d' ' -f2)
-  sample=$(awk -v n="$LINES" -v s="$elapsed" 'BEGIN {printf "%d", n / s}')
-  ratios[cli]+="$(ratio "$sample" "$before" "$after") "
-  rates[cli-skan]+="$sample "
-  rates[cli-openssl]+="$after "
-  rates[cli-cpu-us]+="$(awk -v n="$LINES" -v u="$user" -v s="$sys" 'BEGIN {printf "%.0f", (u + s) * 1e6 / n}') "
-  rates[cli-rss-kb]+="$rss "
-  before=$after
-done
+whole_command cli "$file" --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem
+echo "skan verify --format json, $LINES AdAttributionKit lines" >&2
+whole_command cli-aak "$aak_file" --aak-key simulated-apple-aak/0=Keys/test/simulated-apple-aak-public-key.pem
 
 values() { tr ' ' '\n' <<< "$1" | grep -v '^$'; }  # a space-separated series, one value a line
 line() { # $1 = label, $2 = key
@@ -87,7 +97,11 @@ echo "$(nproc) cores, $(date -u +%FT%TZ); $PAIRS pairs of ${SECONDS_EACH}s sampl
 printf '%-44s %9s %10s   %s\n' "" "skan/s" "openssl/s" "ratio: median of pairs (range)"
 line "verify P-256, 1 thread, JSON -> result" p256
 line "verify P-192, 1 thread, JSON -> result" p192
+line "verify AdAttributionKit, 1 thread, JSON -> result" aak
 line "sign impression P-256, 1 thread" sign
 line "verify P-256, all cores (in-process)" p256all
 line "skan verify --format json, $LINES lines" cli
-echo "skan verify: CPU per postback $(values "${rates[cli-cpu-us]}" | median) us (user+sys), peak RSS $(( $(values "${rates[cli-rss-kb]}" | median | cut -d. -f1) / 1024 )) MB"
+line "skan verify --format json, $LINES AAK lines" cli-aak
+for key in cli cli-aak; do
+  echo "$key: CPU per postback $(values "${rates[$key-cpu-us]}" | median) us (user+sys), peak RSS $(( $(values "${rates[$key-rss-kb]}" | median | cut -d. -f1) / 1024 )) MB"
+done

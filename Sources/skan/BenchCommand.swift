@@ -28,7 +28,7 @@ struct CoreBench: ParsableCommand {
     @Option(help: "Thread counts for the verify measures (repeatable; default 1 and every core).")
     var threads: [Int] = []
 
-    static let measures = ["verify-p256", "verify-p192", "parse-only", "sign-impression-p256", "sign-p192",
+    static let measures = ["verify-p256", "verify-p192", "verify-aak", "parse-only", "sign-impression-p256", "sign-p192",
                            "sign-deterministic-p256", "sign-deterministic-p192"]
 
     func validate() throws {
@@ -45,9 +45,10 @@ struct CoreBench: ParsableCommand {
     func run() throws {
         let p256 = try Self.signedPostbacks(version: .v4_0, count: 256)
         let p192 = try Self.signedPostbacks(version: .v2_0, count: 256)
+        let aak = try Self.signedAAKPostbacks(count: 256)
         let verifier = AttributionVerifier(keyRing: try Self.simulatedAppleRing())
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        for (name, bodies) in [("p256", p256), ("p192", p192)] where wants("verify-\(name)") {
+        for (name, bodies) in [("p256", p256), ("p192", p192), ("aak", aak)] where wants("verify-\(name)") {
             for threads in self.threads.isEmpty ? [1, cores] : self.threads {
                 let rate = Self.measure(seconds: seconds, threads: threads) { index in
                     if !verifier.verify(bodies[index % bodies.count]).isValid { fatalError("benchmark postback did not verify") }
@@ -105,9 +106,39 @@ struct CoreBench: ParsableCommand {
     }
 
     static func simulatedAppleRing() throws -> KeyRing {
-        KeyRing(try ["p192", "p256"].map { name in
+        var ring = KeyRing(try ["p192", "p256"].map { name in
             TrustedKey(name: "simulated-apple-\(name)", key: try KeyFiles.publicKey("Keys/test/simulated-apple-\(name)-public-key.pem", option: "bench key"))
         })
+        ring.add(TrustedKey(name: "simulated-apple-aak", key: try KeyFiles.publicKey(aakKeyPath("public"), option: "bench key"),
+                            kid: aakKid))
+        return ring
+    }
+
+    /// The kid the benchmark's AdAttributionKit postbacks are signed under (trust it with `--aak-key`).
+    static let aakKid = "simulated-apple-aak/0"
+    static func aakKeyPath(_ half: String) -> String { "Keys/test/simulated-apple-aak-\(half)-key.pem" }
+
+    /// Distinct AdAttributionKit postbacks signed with the simulated Apple AAK key, as JSON bytes.
+    static func signedAAKPostbacks(count: Int) throws -> [[UInt8]] {
+        let key = try KeyFiles.privateKey(aakKeyPath("private"), option: "bench key")
+        return try (0..<count).map { index in
+            var payload = JSONWriter()
+            payload.integer("advertised-item-identifier", 525463029)
+            payload.string("conversion-type", index % 7 == 0 ? "redownload" : "download")
+            payload.string("marketplace-identifier", "com.apple.AppStore")
+            payload.string("ad-network-identifier", "example123.adattributionkit")
+            payload.string("impression-type", "app-impression")
+            payload.integer("postback-sequence-index", index % 3)
+            payload.string("source-identifier", String(1000 + index % 9000))
+            payload.bool("did-win", true)
+            payload.string("postback-identifier", UUID().uuidString.lowercased())
+            if index % 3 != 0 { payload.integer("publisher-item-identifier", 1234567891) }
+            var body = JSONWriter()
+            body.string("jws-string", try CompactJWS.es256(payload: payload.json, kid: aakKid, key: key))
+            body.integer("conversion-value", index % 64)
+            body.string("ad-interaction-type", "click")
+            return Array(body.json.utf8)
+        }
     }
 
     /// Distinct postbacks signed with the simulated Apple key for the version's curve, as JSON bytes.
@@ -137,14 +168,16 @@ struct PostbackFileBench: ParsableCommand {
     @Option(help: "How many postbacks.")
     var count = 200_000
 
-    @Option(help: "Postback version (2.0 and 1.0 are P-192, later ones P-256).")
+    @Option(help: "Postback version (2.0 and 1.0 are P-192, later ones P-256), or aak for AdAttributionKit postbacks.")
     var version = "4.0"
 
     @Option(help: "Output file.")
     var out: String
 
     func run() throws {
-        guard let version = PostbackVersion(rawValue: version) else { throw CLIError("unknown version \(version)") }
+        let aak = version == "aak"
+        guard aak || PostbackVersion(rawValue: version) != nil else { throw CLIError("unknown version \(version)") }
+        let version = PostbackVersion(rawValue: version) ?? .v4_0
         guard FileManager.default.createFile(atPath: out, contents: nil) else { throw CLIError("cannot write \(out)") }
         guard let handle = FileHandle(forWritingAtPath: out) else { throw CLIError("cannot write \(out)") }
         defer { try? handle.close() }
@@ -154,7 +187,8 @@ struct PostbackFileBench: ParsableCommand {
             let size = min(chunk, count - written)
             let parts = Parallel.map(Array(0..<ProcessInfo.processInfo.activeProcessorCount)) { part -> [[UInt8]] in
                 let share = size / ProcessInfo.processInfo.activeProcessorCount + 1
-                return (try? CoreBench.signedPostbacks(version: version, count: share)) ?? []
+                return (try? aak ? CoreBench.signedAAKPostbacks(count: share)
+                            : CoreBench.signedPostbacks(version: version, count: share)) ?? []
             }
             let lines = parts.joined().prefix(size)
             var data = Data()
