@@ -48,7 +48,8 @@ openssl_verify() {
 }
 OPENSSL_BEFORE=$(openssl_verify)
 
-metric() { curl -s "$URL/metrics" | awk -v name="$1" '$1 == name {print $2}'; }
+# The sum over a counter's series: from 0.9.1 the postback counters carry a framework label.
+metric() { curl -s "$URL/metrics" | awk -v name="$1" '$1 == name || index($1, name "{") == 1 {s += $2} END {print s + 0}'; }
 ACCEPTED_BEFORE=$(metric skan_postbacks_accepted_total)
 CPU_BEFORE=$(awk '{print $14 + $15}' /proc/$PID/stat)
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s Benchmarks/post-distinct.lua "$URL/postbacks" \

@@ -207,19 +207,23 @@ struct CollectorRouteTests {
         }
     }
 
-    @Test("counts received, accepted, duplicate and rejected postbacks in /metrics", arguments: Transport.allCases)
+    @Test("counts received, accepted, duplicate and rejected postbacks in /metrics, by framework", arguments: Transport.allCases)
     func metrics(transport: Transport) async throws {
         try await H.withCollector(transport) { _, client in
             let body = Array(TestPostbacks.postback().json.utf8)
             _ = try await H.post(client, body)
             _ = try await H.post(client, body)
             _ = try await H.post(client, Array("[]".utf8))
+            _ = try await H.post(client, TestPostbacks.aakBody())
+            _ = try await H.post(client, Array(#"{"jws-string":"a.b"}"#.utf8))
             let text = try await H.get(client, "/metrics").body
-            #expect(text.contains("skan_postbacks_received_total 3"))
-            #expect(text.contains("skan_postbacks_accepted_total 1"))
-            #expect(text.contains("skan_postbacks_duplicate_total 1"))
-            #expect(text.contains(#"skan_postbacks_rejected_total{reason="malformed",version="unknown"} 1"#))
-            #expect(text.contains("skan_postback_request_duration_seconds_count 3"))
+            #expect(text.contains("skan_postbacks_received_total 5"))
+            #expect(text.contains(#"skan_postbacks_accepted_total{framework="skadnetwork"} 1"#))
+            #expect(text.contains(#"skan_postbacks_accepted_total{framework="adattributionkit"} 1"#))
+            #expect(text.contains(#"skan_postbacks_duplicate_total{framework="skadnetwork"} 1"#))
+            #expect(text.contains(#"skan_postbacks_rejected_total{reason="malformed",version="unknown",framework="skadnetwork"} 1"#))
+            #expect(text.contains(#"skan_postbacks_rejected_total{reason="malformed",version="unknown",framework="adattributionkit"} 1"#))
+            #expect(text.contains("skan_postback_request_duration_seconds_count 5"))
         }
     }
 

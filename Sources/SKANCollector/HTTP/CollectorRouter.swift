@@ -29,7 +29,7 @@ enum CollectorRouter {
             router.post(RouterPath(path)) { request, _ in
                 let start = ContinuousClock.now
                 let result = await receive(request, path: path, pipeline: pipeline, limit: configuration.bodyLimit)
-                metrics.record(result.reply, version: result.version, since: start)
+                metrics.record(result, since: start)
                 return HTTPReplies.reply(result.reply)
             }
             // RFC 9110 §15.5.6: a known resource answers other methods 405 with the methods it allows, not 404.

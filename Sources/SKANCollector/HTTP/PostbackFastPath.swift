@@ -202,7 +202,7 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// that follows the reply: `idle`, or `discarding` when the body still has to be read past.
     private func reply(_ result: PostbackPipeline.Result, start: ContinuousClock.Instant, closes: Bool,
                        context: ChannelHandlerContext) {
-        metrics.record(result.reply, version: result.version, since: start)
+        metrics.record(result, since: start)
         guard context.channel.isActive else { return }
         let (status, body) = HTTPReplies.parts(result.reply)
         var headers = HTTPFields()

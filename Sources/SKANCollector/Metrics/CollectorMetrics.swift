@@ -11,10 +11,11 @@ public struct CollectorMetrics: Sendable {
     /// The registry `GET /metrics` prints.
     public let registry: PrometheusCollectorRegistry
     private let received: CoreMetrics.Counter
-    private let accepted: CoreMetrics.Counter
-    private let duplicate: CoreMetrics.Counter
+    /// Keyed by framework: SKAdNetwork and AdAttributionKit compete for the same installs, so their shares matter.
+    private let accepted: [Framework: CoreMetrics.Counter]
+    private let duplicate: [Framework: CoreMetrics.Counter]
     private let storeFailures: CoreMetrics.Counter
-    /// Keyed by outcome and version label; made up front so that a body cannot mint new series.
+    /// Keyed by outcome, version label and framework; made up front so that a body cannot mint new series.
     private let rejected: [String: CoreMetrics.Counter]
     private let latency: CoreMetrics.Timer
 
@@ -33,33 +34,43 @@ public struct CollectorMetrics: Sendable {
             .milliseconds(500), .seconds(1), .seconds(5),
         ]
         received = CoreMetrics.Counter(label: "skan_postbacks_received_total", factory: factory)
-        accepted = CoreMetrics.Counter(label: "skan_postbacks_accepted_total", factory: factory)
-        duplicate = CoreMetrics.Counter(label: "skan_postbacks_duplicate_total", factory: factory)
+        func byFramework(_ label: String) -> [Framework: CoreMetrics.Counter] {
+            Dictionary(uniqueKeysWithValues: Framework.allCases.map { framework in
+                (framework, CoreMetrics.Counter(label: label, dimensions: [("framework", framework.rawValue)], factory: factory))
+            })
+        }
+        accepted = byFramework("skan_postbacks_accepted_total")
+        duplicate = byFramework("skan_postbacks_duplicate_total")
         storeFailures = CoreMetrics.Counter(label: "skan_store_failures_total", factory: factory)
         var rejected: [String: CoreMetrics.Counter] = [:]
         let refusals = PostbackReply.Outcome.allCases.filter { ![.accepted, .duplicate, .unavailable].contains($0) }
         for outcome in refusals {
             for version in Self.versionLabels {
-                rejected[outcome.rawValue + "|" + version] = CoreMetrics.Counter(
-                    label: "skan_postbacks_rejected_total",
-                    dimensions: [("reason", outcome.rawValue), ("version", version)], factory: factory)
+                for framework in Framework.allCases {
+                    rejected[outcome.rawValue + "|" + version + "|" + framework.rawValue] = CoreMetrics.Counter(
+                        label: "skan_postbacks_rejected_total",
+                        dimensions: [("reason", outcome.rawValue), ("version", version), ("framework", framework.rawValue)],
+                        factory: factory)
+                }
             }
         }
         self.rejected = rejected
         latency = CoreMetrics.Timer(label: "skan_postback_request_duration_seconds", factory: factory)
     }
 
-    /// Counts one postback request and its outcome, and records how long it took since `start`.
-    func record(_ reply: PostbackReply, version: String?, since start: ContinuousClock.Instant) {
+    /// Counts one postback request and its outcome, and records how long it took since `start`. A body that was
+    /// never read (too large, wrong media type) counts under SKAdNetwork, the framework a body defaults to.
+    func record(_ result: PostbackPipeline.Result, since start: ContinuousClock.Instant) {
         let elapsed = (ContinuousClock.now - start).components
+        let framework = result.framework ?? .skadnetwork
         received.increment()
-        switch reply.outcome {
-        case .accepted: accepted.increment()
-        case .duplicate: duplicate.increment()
+        switch result.reply.outcome {
+        case .accepted: accepted[framework]?.increment()
+        case .duplicate: duplicate[framework]?.increment()
         case .unavailable: storeFailures.increment()
         default:
-            let label = version.flatMap { Self.versionLabels.contains($0) ? $0 : nil } ?? "unknown"
-            rejected[reply.outcome.rawValue + "|" + label]?.increment()
+            let label = result.version.flatMap { Self.versionLabels.contains($0) ? $0 : nil } ?? "unknown"
+            rejected[result.reply.outcome.rawValue + "|" + label + "|" + framework.rawValue]?.increment()
         }
         latency.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
     }

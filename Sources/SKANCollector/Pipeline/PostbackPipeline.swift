@@ -33,6 +33,8 @@ public struct PostbackPipeline: Sendable {
         public let reply: PostbackReply
         /// The version as sent, when known.
         public let version: String?
+        /// The framework the body was recognised as, when it was read at all.
+        public var framework: Framework? = nil
     }
 
     /// Verifies and stores one body, returning once it is durable (or refused and recorded).
@@ -115,6 +117,12 @@ public struct PostbackPipeline: Sendable {
     }
 
     private func result(_ judged: Judged, _ outcome: Swift.Result<StoreOutcome, StoreError>) -> Result {
+        var result = reply(judged, outcome)
+        result.framework = judged.verdict.framework
+        return result
+    }
+
+    private func reply(_ judged: Judged, _ outcome: Swift.Result<StoreOutcome, StoreError>) -> Result {
         let version = judged.verdict.version
         guard case .valid = judged.verdict else {
             // A refusal is answered 400 even if recording it failed: the client's body is at fault either way.
