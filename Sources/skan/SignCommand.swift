@@ -58,9 +58,33 @@ struct SignCommand: ParsableCommand {
     @Option(help: "Output shape: storekit, skadimpression or web (default: the one for the ad kind).")
     var format: String?
 
+    @Option(help: "skadnetwork, or aak for an AdAttributionKit impression: a compact JWS (ES256, kid = your ad network id).")
+    var framework: String = "skadnetwork"
+
+    @Flag(name: .customLong("eligible-for-re-engagement"), help: "AdAttributionKit: a click may re-engage a user who has the app.")
+    var eligibleForReengagement = false
+
     static let fieldNames = ImpressionRequest.fieldNames
 
     func validate() throws {
+        guard ["skadnetwork", "aak"].contains(framework) else {
+            throw ValidationError("--framework must be skadnetwork or aak, got \"\(framework)\"")
+        }
+        if framework == "aak" {
+            let skadnetworkOnly = [("--version", version), ("--campaign-id", campaignID), ("--source-domain", sourceDomain),
+                                   ("--fidelity-type", fidelityType), ("--format", format), ("--input", input)]
+            if let (name, _) = skadnetworkOnly.first(where: { $0.1 != nil }) {
+                throw ValidationError("\(name) is for SKAdNetwork impressions; an AdAttributionKit impression takes "
+                                      + "--ad-network-id, --source-identifier, --itunes-item-id, --source-app-id, --nonce, --timestamp")
+            }
+            if adNetworkID == nil || itunesItemID == nil || sourceIdentifier == nil {
+                throw ValidationError("--ad-network-id, --source-identifier and --itunes-item-id are required with --framework aak")
+            }
+            return
+        }
+        if eligibleForReengagement {
+            throw ValidationError("--eligible-for-re-engagement is for AdAttributionKit impressions (--framework aak)")
+        }
         let single = [version, adNetworkID, campaignID, sourceIdentifier, itunesItemID, sourceAppID, sourceDomain,
                       fidelityType, nonce, timestamp]
         if input != nil && single.contains(where: { $0 != nil }) {
@@ -75,6 +99,7 @@ struct SignCommand: ParsableCommand {
     }
 
     func run() throws {
+        if framework == "aak" { return try signAdAttributionKit() }
         let signer = ImpressionSigner(key: try KeyFiles.privateKey(key, option: "--key"))
         let format = self.format.flatMap(ImpressionFormat.init(rawValue:))
         guard let input else {
@@ -90,6 +115,22 @@ struct SignCommand: ParsableCommand {
             return
         }
         try signRows(of: input, with: signer, format: format)
+    }
+
+    /// Prints `{"jws": …}`: the value is what the app passes to `AppImpression(compactJWS:)`.
+    private func signAdAttributionKit() throws {
+        let key = try KeyFiles.privateKey(key, option: "--key")
+        let values = Dictionary(uniqueKeysWithValues: zip(AAKImpression.fieldNames, [
+            adNetworkID, sourceIdentifier, itunesItemID, sourceAppID, nonce, timestamp, eligibleForReengagement ? "true" : nil,
+        ]).compactMap { name, value in value.map { (name, $0) } })
+        do throws(SKANError) {
+            let impression = try AAKImpression(values: values, origin: "--")
+            var writer = JSONWriter()
+            writer.string("jws", try impression.signed(with: key))
+            print(writer.json)
+        } catch {
+            throw CLIError(error)
+        }
     }
 
     private func signRows(of path: String, with signer: ImpressionSigner, format: ImpressionFormat?) throws {

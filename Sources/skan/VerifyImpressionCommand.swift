@@ -30,6 +30,16 @@ struct VerifyImpressionCommand: ParsableCommand {
         var allValid = true
         while let batch = try reader.nextBatch() {
             for sourced in batch {
+                if let jws = Self.adAttributionKitImpression(sourced.record.bytes) {
+                    switch AAKImpression.verify(jws, publicKey: verifier.publicKey) {
+                    case .success(let impression):
+                        print("\(sourced.location) valid framework=adattributionkit kid=\(impression.adNetworkIdentifier) impression-identifier=\(impression.impressionIdentifier)")
+                    case .failure(let error):
+                        print("\(sourced.location) invalid — \(error.reason)")
+                        allValid = false
+                    }
+                    continue
+                }
                 let line: String
                 switch SignedImpression.parse(sourced.record.bytes) {
                 case .failure(let error):
@@ -51,5 +61,12 @@ struct VerifyImpressionCommand: ParsableCommand {
             }
         }
         if !allValid { throw ExitCode.failure }
+    }
+
+    /// The compact JWS of an AdAttributionKit impression as `skan sign --framework aak` prints it (`{"jws": …}`).
+    static func adAttributionKitImpression(_ bytes: some Collection<UInt8>) -> String? {
+        guard case .success(let members) = JSONObjectReader.members(of: bytes), members.count == 1,
+              members[0].key == "jws", case .string(let jws) = members[0].value else { return nil }
+        return jws
     }
 }
