@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SKANStore", targets: ["SKANStore"]),
         .library(name: "SKANCollector", targets: ["SKANCollector"]),
         .library(name: "SKANReports", targets: ["SKANReports"]),
+        .library(name: "SKANSigner", targets: ["SKANSigner"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -79,6 +80,20 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SKANSigner",
+            dependencies: [
+                "SKANCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "SKANReports",
             dependencies: [
                 "SKANCore",
@@ -95,6 +110,7 @@ let package = Package(
                 "SKANStore",
                 "SKANCollector",
                 "SKANReports",
+                "SKANSigner",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -142,6 +158,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SKANSignerTests",
+            dependencies: [
+                "SKANSigner", "SKANCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict
         ),

@@ -17,6 +17,7 @@ struct Skan: AsyncParsableCommand {
             VerifyImpressionCommand.self,
             KeygenCommand.self,
             ServeCommand.self,
+            SignerCommand.self,
             IngestCommand.self,
             SimulateCommand.self,
             ReportCommand.self,

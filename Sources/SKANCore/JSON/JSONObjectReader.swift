@@ -41,6 +41,18 @@ public enum JSONObjectReader {
             }
         }
     }
+    /// Reads the elements of the single JSON array that makes up `bytes` (nested objects and arrays as their raw
+    /// text, read again with ``members(of:knownKeys:)`` when needed), refusing more than `maximumCount`.
+    public static func elements(ofArray bytes: [UInt8], maximumCount: Int) -> Result<[JSONValue], SyntaxError> {
+        bytes.withUnsafeBufferPointer { buffer in
+            var cursor = Cursor(buffer)
+            do throws(SyntaxError) {
+                return .success(try cursor.readTopLevelArray(maximumCount: maximumCount))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
 }
 
 /// Object keys a reader expects, so that it can match them from the bytes; see
@@ -172,6 +184,34 @@ private struct Cursor {
         skipWhitespace()
         guard index == bytes.count else { throw fail("unexpected \(describe(peek)) after the JSON object") }
         return members
+    }
+
+    mutating func readTopLevelArray(maximumCount: Int) throws(JSONObjectReader.SyntaxError) -> [JSONValue] {
+        skipWhitespace()
+        guard peek == UInt8(ascii: "[") else { throw fail("expected a JSON array starting with '[', found \(describe(peek))") }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if peek == UInt8(ascii: "]") {
+            index += 1
+        } else {
+            while true {
+                skipWhitespace()
+                guard elements.count < maximumCount else { throw fail("more than \(maximumCount) elements") }
+                elements.append(try readValue(depth: 1))
+                skipWhitespace()
+                guard let next = peek else { throw fail("the array is not closed, expected ',' or ']'") }
+                index += 1
+                if next == UInt8(ascii: "]") { break }
+                guard next == UInt8(ascii: ",") else {
+                    index -= 1
+                    throw fail("expected ',' or ']' after an element, found \(describe(next))")
+                }
+            }
+        }
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("unexpected \(describe(peek)) after the JSON array") }
+        return elements
     }
 
     mutating func readValue(depth: Int) throws(JSONObjectReader.SyntaxError) -> JSONValue {

@@ -42,6 +42,17 @@ enum KeyFiles {
         }
     }
 
+    /// A private key that a long-running service will hold: as ``privateKey(_:option:)``, but refused when its file
+    /// can be read or written by anyone but its owner (the mode a leaked key file most often has).
+    static func privateKeyKeptSecret(_ path: String, option: String) throws(CLIError) -> ECPrivateKey {
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+            throw CLIError("\(option) \(path): the key file has mode \(String(status.st_mode & 0o777, radix: 8)); a private key "
+                           + "must not be open to group or others (chmod 600 \(path))")
+        }
+        return try privateKey(path, option: option)
+    }
+
     static let base64Alphabet = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
 
     static func describe(_ error: any Error) -> String {
