@@ -20,6 +20,8 @@ enum AAKField: String, CaseIterable {
 
     /// The body's members beside the JWS.
     static let outer: [AAKField] = [.jwsString, .conversionValue, .coarseConversionValue, .adInteractionType, .countryCode]
+    /// The payload's members.
+    static let inPayload: [AAKField] = allCases.filter { !outer.contains($0) }
     /// What a payload must have.
     static let requiredInPayload: [AAKField] = [.adNetworkIdentifier, .postbackIdentifier, .advertisedItemIdentifier,
                                                 .conversionType, .didWin, .postbackSequenceIndex, .sourceIdentifier]

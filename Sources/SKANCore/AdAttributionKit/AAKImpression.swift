@@ -124,7 +124,7 @@ public struct AAKImpression: Sendable, Hashable {
             return refuse("the JWS header's alg must be \"ES256\", got \(value(header, "alg")?.described ?? "nothing")")
         }
         guard case .string(let kid)? = value(header, "kid") else { return refuse("the JWS header has no kid string") }
-        guard publicKey.isValidES256Signature(parsed.signature, for: Array(parsed.signingInput.utf8)) else {
+        guard publicKey.isValidES256Signature(parsed.signature, for: parsed.signingInput) else {
             return refuse("the signature does not match the impression under this key (ES256, raw r ‖ s, 64 bytes)")
         }
         func integer(_ key: String) -> Int? { if case .number(let text)? = value(payload, key) { Int(text) } else { nil } }

@@ -54,8 +54,7 @@ private struct AAKReader {
         }
         let header = try Self.object(jws.header, part: "header")
         let payloadMembers = try Self.object(jws.payload, part: "payload")
-        let payload = FieldValues(members: payloadMembers, known: AAKField.allCases.filter { !AAKField.outer.contains($0) },
-                                  place: "the JWS payload")
+        let payload = FieldValues(members: payloadMembers, known: AAKField.inPayload, place: "the JWS payload")
         // What identifies the postback is read first, so that every later refusal can be traced.
         if case .string(let text)? = payload[.postbackIdentifier] { dedupID = text }
         if case .string(let text)? = payload[.adNetworkIdentifier] { network = text }
@@ -70,7 +69,7 @@ private struct AAKReader {
             let der = trusted.key.isDERSignature(jws.signature) ? " (DER: ES256 signatures are raw r ‖ s)" : ""
             throw .signature("an ES256 signature is 64 bytes, got \(jws.signature.count)\(der)")
         }
-        guard trusted.key.isValidES256Signature(jws.signature, for: Array(jws.signingInput.utf8)) else {
+        guard trusted.key.isValidES256Signature(jws.signature, for: jws.signingInput) else {
             throw .signature("the JWS signature does not match its header and payload under \(trusted.name) (kid \(kid))")
         }
         let postback = try Self.postback(kid: kid, jws: jwsText, payload: payload, outer: outer)
