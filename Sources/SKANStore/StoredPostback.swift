@@ -56,11 +56,23 @@ public struct StoreStats: Sendable, Hashable {
         self.rejectedDropped = rejectedDropped
     }
 
+    /// Accepted postbacks by framework: AdAttributionKit's count under its name in ``postbacksByVersion`` (it has
+    /// no versions), every version under SKAdNetwork.
+    public var postbacksByFramework: [String: Int] {
+        var counts: [String: Int] = [:]
+        for (version, count) in postbacksByVersion where count > 0 {
+            let framework = Framework(rawValue: version) ?? .skadnetwork
+            counts[framework.rawValue, default: 0] += count
+        }
+        return counts
+    }
+
     /// The counts as a JSON object.
     public var json: String {
         var writer = JSONWriter()
         writer.integer("postbacks", postbacks)
         writer.raw("postbacks-by-version", Self.object(postbacksByVersion))
+        writer.raw("postbacks-by-framework", Self.object(postbacksByFramework))
         writer.integer("rejected", rejected)
         writer.raw("rejected-by-status", Self.object(rejectedByStatus))
         writer.integer("rejected-dropped", rejectedDropped)
