@@ -10,7 +10,7 @@
 #       of verifications it reports (its loop verifies one fixed digest; no parsing, no hashing).
 #
 #   Benchmarks/instructions.sh
-#   SMALL=500 LARGE=2500 CURVES=p256 Benchmarks/instructions.sh
+#   SMALL=500 LARGE=2500 CURVES="p256 aak" Benchmarks/instructions.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install -y valgrind)" >&2; exit 2; }
@@ -33,7 +33,8 @@ skan_ir() {
     [ -f "$file" ] || "$skan" bench postbacks --count "$lines" --version "$version" --out "$file"
     valgrind --tool=callgrind --callgrind-out-file="$out/ir-skan.cg" "$skan" verify --format json \
       --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem \
-      --apple-key-p192 Keys/test/simulated-apple-p192-public-key.pem "$file" >/dev/null 2>&1
+      --apple-key-p192 Keys/test/simulated-apple-p192-public-key.pem \
+      --aak-key simulated-apple-aak/0=Keys/test/simulated-apple-aak-public-key.pem "$file" >/dev/null 2>&1
     irs+=("$(total_ir "$out/ir-skan.cg")")
   done
   # The share inside the library's verify call (BoringSSL's for P-256, OpenSSL's for P-192), from the larger run.
@@ -58,9 +59,11 @@ openssl_ir() {
 echo "instructions per verification (callgrind), $(date -u +%FT%TZ)"
 echo "                                         skan (of it, in the verify call)  openssl   openssl/skan"
 for curve in ${CURVES:-p256 p192}; do
-  case $curve in p256) version=4.0 ;; p192) version=2.0 ;; *) echo "CURVES: p256 or p192, not $curve" >&2; exit 2 ;; esac
+  # aak: AdAttributionKit postbacks (a JWS verify is one P-256 verify), against openssl's P-256.
+  case $curve in p256) version=4.0 ;; p192) version=2.0 ;; aak) version=aak ;;
+    *) echo "CURVES: p256, p192 or aak, not $curve" >&2; exit 2 ;; esac
   read -r s crypto < <(skan_ir "$version")
-  o=$(openssl_ir "ecdsa$curve")
+  o=$(openssl_ir "ecdsa${curve/aak/p256}")
   printf '%s, skan verify --format json, per line  %s (%s)          %s    %s\n' "$curve" "$s" "$crypto" "$o" \
     "$(awk -v a="$o" -v b="$s" 'BEGIN {printf "%.2f", a/b}')"
 done

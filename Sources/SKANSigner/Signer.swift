@@ -49,6 +49,12 @@ public struct Signer: Sendable {
             if reply.status == .ok { signed.increment(by: reply.count) } else { refused.increment() }
             return Self.json(reply.status, reply.body)
         }
+        router.post("/v1/openrtb/skadn") { request, context -> Response in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            let reply = OpenRTBBid.answer(Array(body.readableBytesView), keys: keys, now: now, makeNonce: makeNonce)
+            if reply.status == 204 { return Response(status: .noContent) }
+            return Self.json(HTTPResponse.Status(code: reply.status), reply.body)
+        }
         router.get("/v1/keys") { _, _ in Self.json(.ok, keys.publicKeysJSON) }
         router.get("/healthz") { _, _ in Self.json(.ok, #"{"status":"ok"}"#) }
         router.get("/metrics") { _, _ in

@@ -18,6 +18,9 @@ public struct SignerKeys: Sendable {
     /// The key that signs for `network`, if any.
     public func key(for network: String) -> ECPrivateKey? { byNetwork[network] ?? fallback }
 
+    /// The ad network ids with a key of their own (an OpenRTB answer must name one of them).
+    public var networks: Set<String> { Set(byNetwork.keys) }
+
     /// Whether any key is held.
     public var isEmpty: Bool { byNetwork.isEmpty && fallback == nil }
 

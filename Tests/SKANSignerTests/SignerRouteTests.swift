@@ -95,3 +95,53 @@ struct SignerRouteTests {
         }
     }
 }
+
+/// `POST /v1/openrtb/skadn`: the bid's ext.skadn, signed entries that a device would accept.
+@Suite("OpenRTB skadn route")
+struct OpenRTBRouteTests {
+    typealias S = SignerRouteTests
+
+    static func post(_ client: any TestClientProtocol, _ body: String) async throws -> (status: HTTPResponse.Status, body: String) {
+        try await client.execute(uri: "/v1/openrtb/skadn", method: .post, headers: [.contentType: "application/json"],
+                                 body: ByteBuffer(string: body)) { ($0.status, String(buffer: $0.body)) }
+    }
+
+    @Test("4.0: one entry per fidelity, every value a string but fidelity, each signature valid for its fidelity")
+    func fourPointZero() async throws {
+        try await S.withSigner { client in
+            let reply = try await Self.post(client, #"{"imp-ext-skadn":{"versions":["2.0","2.2","3.0","4.0"],"sourceapp":"880047117","skadnetids":["other.skadnetwork","Example.skadnetwork"]},"itunes-item-id":525463029,"source-identifier":5239}"#)
+            #expect(reply.status == .ok)
+            let ext = try #require(try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any])
+            #expect(ext["version"] as? String == "4.0" && ext["network"] as? String == "example.skadnetwork")
+            #expect(ext["sourceidentifier"] as? String == "5239" && ext["itunesitem"] as? String == "525463029")
+            #expect(ext["sourceapp"] as? String == "880047117")
+            let fidelities = try #require(ext["fidelities"] as? [[String: Any]])
+            #expect(fidelities.map { $0["fidelity"] as? Int } == [0, 1])
+            let verifier = ImpressionVerifier(publicKey: try S.key("ad-network").publicKey)
+            for entry in fidelities {
+                let fidelity = try #require(entry["fidelity"] as? Int)
+                let impression = Impression(
+                    version: .v4_0, kind: fidelity == 0 ? .viewThrough : .storeKitRendered, adNetworkID: "example.skadnetwork",
+                    sourceIdentifier: 5239, itunesItemID: 525463029, nonce: UUID(uuidString: try #require(entry["nonce"] as? String))!,
+                    sourceAppID: 880047117, timestamp: Int64(try #require(entry["timestamp"] as? String))!)
+                let signed = SignedImpression(impression: impression, signature: try #require(entry["signature"] as? String))
+                #expect(verifier.verify(signed) == .valid, "fidelity \(fidelity)")
+            }
+        }
+    }
+
+    @Test("2.0 with a campaign: nonce, timestamp and signature at the root; no key for any id: 204; bad: 400")
+    func olderAndRefusals() async throws {
+        try await S.withSigner { client in
+            let old = try await Self.post(client, #"{"imp-ext-skadn":{"version":"2.0","sourceapp":"880047117","skadnetids":["legacy.skadnetwork"]},"itunes-item-id":525463029,"campaign-id":42}"#)
+            #expect(old.status == .ok)
+            let ext = try #require(try JSONSerialization.jsonObject(with: Data(old.body.utf8)) as? [String: Any])
+            #expect(ext["version"] as? String == "2.0" && ext["campaign"] as? String == "42" && ext["fidelities"] == nil)
+            #expect(ext["signature"] is String && ext["nonce"] is String)
+            let none = try await Self.post(client, #"{"imp-ext-skadn":{"versions":["4.0"],"skadnetids":["nobody.skadnetwork"]},"itunes-item-id":1,"source-identifier":52}"#)
+            #expect(none.status == .noContent)
+            let bad = try await Self.post(client, #"{"imp-ext-skadn":{"versions":["4.0"],"skadnetids":["example.skadnetwork"]},"itunes-item-id":1,"campaign-id":7}"#)
+            #expect(bad.status == .badRequest && bad.body.contains("no version this bid can be signed for"))
+        }
+    }
+}
