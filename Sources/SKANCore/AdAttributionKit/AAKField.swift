@@ -18,6 +18,27 @@ enum AAKField: String, CaseIterable {
     case publisherItemIdentifier = "publisher-item-identifier"
     case marketplaceIdentifier = "marketplace-identifier"
 
+    /// The field's position in ``allCases``, by a switch (`firstIndex` would search for every member read).
+    var ordinal: Int {
+        switch self {
+        case .jwsString: 0
+        case .conversionValue: 1
+        case .coarseConversionValue: 2
+        case .adInteractionType: 3
+        case .countryCode: 4
+        case .adNetworkIdentifier: 5
+        case .postbackIdentifier: 6
+        case .advertisedItemIdentifier: 7
+        case .conversionType: 8
+        case .impressionType: 9
+        case .didWin: 10
+        case .postbackSequenceIndex: 11
+        case .sourceIdentifier: 12
+        case .publisherItemIdentifier: 13
+        case .marketplaceIdentifier: 14
+        }
+    }
+
     /// The body's members beside the JWS.
     static let outer: [AAKField] = [.jwsString, .conversionValue, .coarseConversionValue, .adInteractionType, .countryCode]
     /// The payload's members.

@@ -156,7 +156,8 @@ private struct AAKReader {
 
 /// The members of one object by field, with the typed readers both parts of a postback use.
 private struct FieldValues {
-    private var values: [AAKField: JSONValue] = [:]
+    /// By ``AAKField/ordinal``: an array, not a dictionary, whose hashing showed in profiles of this hot path.
+    private var values = [JSONValue?](repeating: nil, count: AAKField.allCases.count)
     let extras: [JSONMember]
     let place: String
 
@@ -164,7 +165,7 @@ private struct FieldValues {
         var extras: [JSONMember] = []
         for member in members {
             if let field = AAKField(rawValue: member.key), known.contains(field) {
-                values[field] = member.value
+                values[field.ordinal] = member.value
             } else {
                 extras.append(member)
             }
@@ -173,10 +174,10 @@ private struct FieldValues {
         self.place = place
     }
 
-    subscript(field: AAKField) -> JSONValue? { values[field] }
+    subscript(field: AAKField) -> JSONValue? { values[field.ordinal] }
 
     func string(_ field: AAKField, nullable: Bool = false) throws(AAKRefusal) -> String? {
-        switch values[field] {
+        switch values[field.ordinal] {
         case nil: return nil
         case .null? where nullable: return nil
         case .string(let text)? where !text.isEmpty:
@@ -190,7 +191,7 @@ private struct FieldValues {
     }
 
     func integer(_ field: AAKField, _ range: ClosedRange<Int>, nullable: Bool = false) throws(AAKRefusal) -> Int? {
-        switch values[field] {
+        switch values[field.ordinal] {
         case nil: return nil
         case .null? where nullable: return nil
         case .number(let text)?:
@@ -205,7 +206,7 @@ private struct FieldValues {
     }
 
     func bool(_ field: AAKField) throws(AAKRefusal) -> Bool? {
-        switch values[field] {
+        switch values[field.ordinal] {
         case nil: return nil
         case .bool(let value)?: return value
         case let other?: throw .malformed(field, "\(field.rawValue) in \(place) must be true or false, got \(other.described)")
