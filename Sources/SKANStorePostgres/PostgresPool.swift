@@ -52,17 +52,28 @@ final class PostgresPool: Sendable {
         async throws(StoreError) -> Result {
         guard !isClosed else { throw StoreError(.closed, "the PostgreSQL store is closed") }
         let client = client
-        let outcome: Swift.Result<Result, any Error> = await withTaskGroup(of: Swift.Result<Result, any Error>?.self) { group in
-            group.addTask {
-                do { return .success(try await body(client)) } catch { return .failure(error) }
+        // Not a task group: a group waits for its children, and a lease that is still connecting to a server that
+        // is down does not end at once when cancelled, so the deadline would not hold. The first of the work and
+        // the deadline answers; the other is cancelled and ends on its own.
+        let outcome: Swift.Result<Result, any Error> = await withCheckedContinuation { continuation in
+            let answer = Mutex<CheckedContinuation<Swift.Result<Result, any Error>, Never>?>(continuation)
+            let reply: @Sendable (Swift.Result<Result, any Error>) -> Void = { result in
+                answer.withLock { pending in
+                    pending?.resume(returning: result)
+                    pending = nil
+                }
             }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(seconds))
-                return nil
+            let running = Mutex<Task<Void, Never>?>(nil)
+            let timer = Task {
+                do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+                running.withLock { $0?.cancel() }
+                reply(.failure(PostgresTimeout(seconds: seconds)))
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failure(PostgresTimeout(seconds: seconds))
+            let work = Task {
+                defer { timer.cancel() }
+                do { reply(.success(try await body(client))) } catch { reply(.failure(error)) }
+            }
+            running.withLock { $0 = work }
         }
         switch outcome {
         case .success(let value):
