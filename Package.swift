@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SKANCore", targets: ["SKANCore"]),
         .library(name: "SKANSimulator", targets: ["SKANSimulator"]),
         .library(name: "SKANStore", targets: ["SKANStore"]),
+        .library(name: "SKANStorePostgres", targets: ["SKANStorePostgres"]),
         .library(name: "SKANCollector", targets: ["SKANCollector"]),
         .library(name: "SKANReports", targets: ["SKANReports"]),
         .library(name: "SKANSigner", targets: ["SKANSigner"]),
@@ -32,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -58,6 +60,19 @@ let package = Package(
                 "SKANCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // Its own target, so a SQLite-only user of SKANStore links no PostgreSQL code.
+        .target(
+            name: "SKANStorePostgres",
+            dependencies: [
+                "SKANCore",
+                "SKANStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -108,6 +123,7 @@ let package = Package(
                 "SKANCore",
                 "SKANSimulator",
                 "SKANStore",
+                "SKANStorePostgres",
                 "SKANCollector",
                 "SKANReports",
                 "SKANSigner",
@@ -141,7 +157,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SKANStoreTests",
-            dependencies: ["SKANCore", "SKANStore", "SKANTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "SKANCore", "SKANStore", "SKANStorePostgres", "SKANTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -150,6 +169,7 @@ let package = Package(
                 "SKANCore",
                 "SKANTestSupport",
                 "SKANStore",
+                "SKANStorePostgres",
                 "SKANCollector",
                 "SKANSimulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -173,7 +193,7 @@ let package = Package(
         .testTarget(
             name: "SKANReportsTests",
             dependencies: [
-                "SKANReports", "SKANCore", "SKANSimulator", "SKANStore",
+                "SKANReports", "SKANCore", "SKANSimulator", "SKANStore", "SKANStorePostgres", "SKANTestSupport",
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

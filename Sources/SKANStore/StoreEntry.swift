@@ -104,6 +104,6 @@ public enum StoreOutcome: Sendable, Hashable {
 
 extension AcceptedPostback {
     /// The version a stored postback counts under in ``StoreStats/postbacksByVersion``: the framework's version,
-    /// or the framework's name for one without versions.
-    var statsVersion: String { attribution.fields.frameworkVersion ?? attribution.framework.rawValue }
+    /// or the framework's name for one without versions. Public for the engines in other targets.
+    public var statsVersion: String { attribution.fields.frameworkVersion ?? attribution.framework.rawValue }
 }

@@ -35,6 +35,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Report grouping (see skan report --help).")
     var by = "ad-network,window"
 
+    @Option(help: "The collector's database: an empty postgres:// database, or (default) a new skan.sqlite in the demo's folder.")
+    var db: String?
+
     func run() async throws {
         let setup: CampaignSetup
         do { setup = try CampaignFile.load(path: campaign) } catch {
@@ -42,14 +45,14 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-demo-\(UUID().uuidString.prefix(8).lowercased())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let database = folder.appendingPathComponent("skan.sqlite").path
+        let database = db ?? folder.appendingPathComponent("skan.sqlite").path
+        let location = try StoreLocation(database)
         let postbacksPath = folder.appendingPathComponent("postbacks.jsonl").path
         let reportPath = folder.appendingPathComponent("report.csv").path
 
         var ring = KeyRing.apple
         for key in setup.applePublicKeys { ring.add(TrustedKey(name: "simulated-apple-\(key.curve)", key: key)) }
-        let store: SQLitePostbackStore
-        do { store = try SQLitePostbackStore(path: database) } catch { throw CLIError(error.reason) }
+        let store = try location.openStore()
         var logger = Logger(label: "skan.demo")
         logger.logLevel = .warning
         let collector: Collector
@@ -74,26 +77,29 @@ struct DemoCommand: AsyncParsableCommand {
         print(lines.joined(separator: "\n") + "\n")
         // The table goes straight to the descriptor; what print() buffered must come out first (nil: all streams).
         fflush(nil)
+        let reader = try await location.openReader()
         do throws(ReportError) {
             var conversionSchema: ConversionSchema?
             if let text = try? String(contentsOfFile: schemaPath, encoding: .utf8) {
                 conversionSchema = try ConversionSchema(csv: text, source: schemaPath)
             }
             let request = try ReportRequest(fields: try ReportField.list(by), schema: conversionSchema)
-            let report = try ReportBuilder.run(request, on: try ReportBuilder.open(database))
+            let report = try await ReportBuilder.run(request, on: reader)
+            await reader.close()
             let rows = report.rows.map(report.cells)
             let table = BufferedOutput(descriptor: STDOUT_FILENO)
             try TableWriter(format: .table, stream: table).write(header: report.header, rows: rows)
-            let csv = try BufferedOutput(path: reportPath, protecting: ReportBuilder.databaseFiles(database))
+            let csv = try BufferedOutput(path: reportPath, protecting: location.protectedFiles)
             try TableWriter(format: .csv, stream: csv).write(header: report.header, rows: rows)
             try csv.commit()
         } catch {
+            await reader.close()
             throw CLIError(error.reason)
         }
         print("""
 
             left behind in \(folder.path):
-              skan.sqlite        the collector's database (try: skan report --db \(database) --by day --format table)
+              skan.sqlite        the collector's database (try: skan report --db \(location.display) --by day --format table)
               postbacks.jsonl    what the devices sent, in send-time order (try: skan verify --trust-key Keys/test/simulated-apple-p256-public-key.pem \(postbacksPath))
               report.csv         the report above as CSV
             """)

@@ -19,7 +19,7 @@ struct IngestCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The SQLite database file (created when missing).")
+    @Option(help: "The SQLite database file (created when missing), or a postgres:// URL.")
     var db: String
 
     @Option(help: ArgumentHelp(
@@ -67,7 +67,8 @@ struct IngestCommand: AsyncParsableCommand {
         let line = PostbackReply.Outcome.allCases.compactMap { outcome in
             counts[outcome].map { "\(outcome.rawValue) \($0)" }
         }.joined(separator: ", ")
-        print("ingested \(total) records into \(db): \(line.isEmpty ? "nothing" : line)")
+        let shown = try StoreLocation(db).display
+        print("ingested \(total) records into \(shown): \(line.isEmpty ? "nothing" : line)")
         if counts[.unavailable, default: 0] > 0 { throw CLIError("the database refused some writes", exitCode: .failure) }
         let refused = total - counts[.accepted, default: 0] - counts[.duplicate, default: 0]
         if refused > 0 { throw ExitCode.failure }

@@ -3,7 +3,7 @@ import Foundation
 import SKANReports
 
 /// `skan report`: counts of stored postbacks, grouped the way campaign managers read them.
-struct ReportCommand: ParsableCommand {
+struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Count stored postbacks by campaign, source, day, value ... as CSV, a table or JSON.",
@@ -17,7 +17,7 @@ struct ReportCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The collector's SQLite database.")
+    @Option(help: "The collector's SQLite database, or a postgres:// URL.")
     var db = "skan.sqlite"
 
     @Option(help: "Comma-separated fields to group by, e.g. ad-network,campaign,day.")
@@ -44,8 +44,8 @@ struct ReportCommand: ParsableCommand {
     @Flag(help: "Print the SQL query the report runs (with its arguments) instead of running it.")
     var printSQL = false
 
-    func run() throws {
-        do throws(ReportError) {
+    func run() async throws {
+        do {
             guard let basis = DayBasis(rawValue: date) else {
                 throw ReportError(.invalidDate, "--date must be arrival or install, got \"\(date)\"")
             }
@@ -61,36 +61,38 @@ struct ReportCommand: ParsableCommand {
                 conversionSchema = try ConversionSchema(csv: text, source: schema)
             }
             let request = try ReportRequest(fields: fields, from: from, to: to, day: basis, schema: conversionSchema)
+            let location = try StoreLocation(db)
             if printSQL {
-                let (sql, arguments) = ReportBuilder.query(for: request)
+                let (sql, arguments) = location.statement(for: request.aggregate)
                 print(sql.trimmingCharacters(in: .whitespacesAndNewlines) + ";")
                 if !arguments.isEmpty { print("-- arguments: " + arguments.joined(separator: ", ")) }
                 return
             }
-            let database = try ReportBuilder.open(db)
-            let stream = try BufferedOutput.to(out, protecting: ReportBuilder.databaseFiles(db))
-            defer { stream.close() }
-            let layout = Report(request: request)
-            let writer = TableWriter(format: outputFormat, stream: stream)
-            writer.begin(header: layout.header)
-            try ReportBuilder.stream(request, on: database) { writer.append(layout.cells($0)) }
-            try writer.finish()
-            try stream.commit()
-        } catch {
+            try await location.withReader { database in
+                let stream = try BufferedOutput.to(out, protecting: location.protectedFiles)
+                defer { stream.close() }
+                let layout = Report(request: request)
+                let writer = TableWriter(format: outputFormat, stream: stream)
+                writer.begin(header: layout.header)
+                try await ReportBuilder.stream(request, on: database) { writer.append(layout.cells($0)) }
+                try writer.finish()
+                try stream.commit()
+            }
+        } catch let error as ReportError {
             throw CLIError(error.reason)
         }
     }
 }
 
 /// `skan export`: every stored (or refused) postback, one row each.
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export every stored postback (or, with --rejected, every refused one) as CSV or JSON lines.",
         discussion: "Streams row by row: memory stays flat however large the database."
     )
 
-    @Option(help: "The collector's SQLite database.")
+    @Option(help: "The collector's SQLite database, or a postgres:// URL.")
     var db = "skan.sqlite"
 
     @Flag(help: "Export the refused postbacks (rejected_postbacks) instead.")
@@ -102,17 +104,19 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "Write to this file instead of standard output.")
     var out: String?
 
-    func run() throws {
-        do throws(ReportError) {
+    func run() async throws {
+        do {
             guard let exportFormat = Exporter.Format(rawValue: format) else {
                 throw ReportError(.output, "--format must be csv or jsonl, got \"\(format)\"")
             }
-            let database = try ReportBuilder.open(db)
-            let stream = try BufferedOutput.to(out, protecting: ReportBuilder.databaseFiles(db))
-            defer { stream.close() }
-            try Exporter.export(from: database, rejected: rejected, format: exportFormat, to: stream)
-            try stream.commit()
-        } catch {
+            let location = try StoreLocation(db)
+            try await location.withReader { database in
+                let stream = try BufferedOutput.to(out, protecting: location.protectedFiles)
+                defer { stream.close() }
+                try await Exporter.export(from: database, rejected: rejected, format: exportFormat, to: stream)
+                try stream.commit()
+            }
+        } catch let error as ReportError {
             throw CLIError(error.reason)
         }
     }

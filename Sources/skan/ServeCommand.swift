@@ -18,7 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The SQLite database file.")
+    @Option(help: "The SQLite database file, or a postgres:// URL (user, password, host, port, database).")
     var db = "./skan.sqlite"
 
     @Option(help: "The address to listen on.")
@@ -91,7 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIError(error.reason)
         }
         let host = host
-        let db = db
+        let db = try StoreLocation(db).display
         do {
             try await collector.run { port in
                 // A line a script (and the SIGKILL test) can wait for and read the port from.
@@ -104,7 +104,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-/// How the SQLite database is opened, shared by `serve` and `ingest`.
+/// How the store is opened, shared by `serve` and `ingest`.
 struct StorageOptions: ParsableArguments {
     @Option(help: "full: every commit survives power loss (fsync per batch); normal: survives a process crash only.")
     var durability: SQLiteDurability = .full
@@ -112,14 +112,10 @@ struct StorageOptions: ParsableArguments {
     @Option(help: "Refused postbacks kept at most; older ones are dropped and counted.")
     var rejectedCap = RejectionCap().maximumRows
 
-    /// The store, its schema not yet touched: `serve` migrates it before its port opens, `ingest` before reading.
-    func open(_ path: String) throws(CLIError) -> SQLitePostbackStore {
-        do {
-            return try SQLitePostbackStore(path: path, durability: durability,
-                                           rejectionCap: RejectionCap(maximumRows: rejectedCap))
-        } catch {
-            throw CLIError(error.reason)
-        }
+    /// The store at `--db` (a file or a postgres:// URL), its schema not yet touched: `serve` migrates it before
+    /// its port opens, `ingest` before reading.
+    func open(_ db: String) throws(CLIError) -> any PostbackStore {
+        try StoreLocation(db).openStore(durability: durability, rejectionCap: RejectionCap(maximumRows: rejectedCap))
     }
 }
 

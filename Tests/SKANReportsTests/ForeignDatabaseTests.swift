@@ -31,7 +31,7 @@ struct ForeignDatabaseTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         try await store.close()
-        let report = try ReportBuilder.run(try ReportRequest(fields: []), on: try ReportBuilder.open(path))
+        let report = try await ReportBuilder.run(try ReportRequest(fields: []), on: try ReportBuilder.open(path))
         #expect(report.rows.map(\.postbacks) == [0])
     }
 }

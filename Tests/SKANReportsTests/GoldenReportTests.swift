@@ -34,7 +34,7 @@ struct GoldenReportTests {
         let schemaPath = Self.root.appendingPathComponent("Samples/schemas/\(testCase.campaign).csv").path
         let schema = try ConversionSchema(csv: String(contentsOfFile: schemaPath, encoding: .utf8), source: schemaPath)
         let request = try ReportRequest(fields: ReportField.list(testCase.fields), day: testCase.day, schema: schema)
-        let report = try ReportBuilder.run(request, on: ReportBuilder.open(database))
+        let report = try await ReportBuilder.run(request, on: ReportBuilder.open(database))
 
         // Not an echo of the code: the totals must agree with what the simulator says it sent.
         #expect(report.rows.map(\.postbacks).reduce(0, +) == summary.adNetworkPostbacks)
@@ -56,16 +56,27 @@ struct GoldenReportTests {
         let store = try await SQLitePostbackStore.open(path: path)
         try await store.close()
         let database = try ReportBuilder.open(path)
-        let total = try ReportBuilder.run(ReportRequest(fields: []), on: database)
+        let total = try await ReportBuilder.run(ReportRequest(fields: []), on: database)
         #expect(total.rows.count == 1)
         #expect(total.cells(total.rows[0]) == ["0", "0", "0", "0", "0", "0", "0.0000"])
-        let grouped = try ReportBuilder.run(ReportRequest(fields: [.adNetwork, .day]), on: database)
+        let grouped = try await ReportBuilder.run(ReportRequest(fields: [.adNetwork, .day]), on: database)
         #expect(grouped.rows.isEmpty)
         #expect(grouped.header.prefix(2) == ["ad_network_id", "day"])
     }
 
     /// Runs the campaign and writes every ad network postback into a new SQLite file, received at its send time.
     static func simulatedDatabase(_ campaign: String, devices: Int) async throws -> (String, (adNetworkPostbacks: Int, nonWinning: Int)) {
+        let (entries, nonWinning) = try simulatedEntries(campaign, devices: devices)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-golden-\(UUID().uuidString).sqlite").path
+        let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
+        let outcomes = try await store.write(entries)
+        #expect(outcomes.count == entries.count)
+        try await store.close()
+        return (path, (entries.count, nonWinning))
+    }
+
+    /// Every ad network postback of the campaign, verified, received at its send time, and how many did not win.
+    static func simulatedEntries(_ campaign: String, devices: Int) throws -> (entries: [StoreEntry], nonWinning: Int) {
         let setup = try CampaignFile.load(path: root.appendingPathComponent("Samples/campaigns/\(campaign).json").path)
         var records: [SimulatedRecord] = []
         _ = try Simulation(setup: setup, seed: 1, devices: devices).run { records.append($0) }
@@ -81,12 +92,7 @@ struct GoldenReportTests {
             let receivedAt = Date(timeIntervalSince1970: Double(record.sendAt) / 1000)
             entries.append(.accepted(AcceptedPostback(attribution: verified, rawBody: record.postback, receivedAt: receivedAt, endpoint: "/postbacks")))
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-golden-\(UUID().uuidString).sqlite").path
-        let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
-        let outcomes = try await store.write(entries)
-        #expect(outcomes.count == entries.count)
-        try await store.close()
-        return (path, (entries.count, nonWinning))
+        return (entries, nonWinning)
     }
 
     static func csv(_ report: Report) throws -> String {

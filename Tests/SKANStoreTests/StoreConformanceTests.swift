@@ -1,6 +1,7 @@
 import Foundation
 import SKANCore
 import SKANStore
+import SKANStorePostgres
 import SKANTestSupport
 import Testing
 
@@ -15,6 +16,12 @@ struct StoreConformanceTests {
         case sqliteFile = "SQLite file"
         case sqliteMemory = "SQLite in memory"
         case memory = "memory store"
+        /// A new database on the test server; left out (and the reason printed) when no server could be started.
+        case postgres = "PostgreSQL"
+
+        static var allCases: [Engine] {
+            [.sqliteFile, .sqliteMemory, .memory] + (PostgresTestServer.isAvailable ? [.postgres] : [])
+        }
 
         var testDescription: String { rawValue }
 
@@ -30,7 +37,17 @@ struct StoreConformanceTests {
                 return (try SQLitePostbackStore(inMemoryWith: cap), {})
             case .memory:
                 return (MemoryPostbackStore(rejectionCap: cap), {})
+            case .postgres:
+                let server = try #require(PostgresTestServer.shared)
+                let configuration = try PostgresStoreConfiguration(url: try server.makeDatabase())
+                // The cap's job is run by `settle`, so that the test decides when.
+                return (try await PostgresPostbackStore.open(configuration, rejectionCap: cap, capInterval: .seconds(3600)), {})
             }
+        }
+
+        /// Lets work the engine does in the background finish: PostgreSQL's refusal cap is a periodic job.
+        func settle(_ store: any PostbackStore) async throws {
+            if let store = store as? PostgresPostbackStore { try await store.enforceRejectionCap() }
         }
     }
 
@@ -117,11 +134,22 @@ struct StoreConformanceTests {
         _ = try await store.write([StatCounterTests.rejected("malformed"), StatCounterTests.rejected("invalid-signature"),
                                    StatCounterTests.rejected("malformed")])
         _ = try await store.write([StatCounterTests.rejected("unsupported-version")])
+        try await engine.settle(store)
         let stats = try await store.stats()
         #expect(stats.rejectedByStatus == ["malformed": 1, "unsupported-version": 1])
         #expect(stats.rejected == 2)
         #expect(stats.rejectedDropped == 2)
         try await store.close()
+    }
+
+    @Test("runs on PostgreSQL too, or says why not (and fails where SKAN_REQUIRE_POSTGRES=1)")
+    func postgresRuns() {
+        if let reason = PostgresTestServer.skipReason {
+            print("PostgreSQL tests skipped: \(reason)")
+            #expect(!PostgresTestServer.isRequired, "SKAN_REQUIRE_POSTGRES=1, but no PostgreSQL test server: \(reason)")
+        } else {
+            #expect(Engine.allCases.contains(.postgres))
+        }
     }
 
     @Test("is healthy while open, and takes nothing once closed", arguments: Engine.allCases)

@@ -11,13 +11,13 @@ public enum Exporter {
     /// Writes all rows of the postbacks (or refusals) table in arrival order and returns how many were written.
     @discardableResult
     public static func export(from reader: any PostbackReader, rejected: Bool, format: Format,
-                              to stream: BufferedOutput) throws(ReportError) -> Int {
+                              to stream: BufferedOutput) async throws(ReportError) -> Int {
         var count = 0
         var columns: [String] = []
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 17)
         do {
-            try reader.export(rejected ? .rejected : .postbacks) { header in
+            try await reader.export(rejected ? .rejected : .postbacks) { header in
                 columns = header
                 if format == .csv { CSVEncoding.appendRecord(header, to: &buffer) }
             } each: { row in

@@ -34,19 +34,19 @@ public enum ReportBuilder {
     }
 
     /// Runs a report and keeps every row (for small reports, tables and tests).
-    public static func run(_ request: ReportRequest, on reader: any PostbackReader) throws(ReportError) -> Report {
+    public static func run(_ request: ReportRequest, on reader: any PostbackReader) async throws(ReportError) -> Report {
         var rows: [ReportRow] = []
-        try stream(request, on: reader) { rows.append($0) }
+        try await stream(request, on: reader) { rows.append($0) }
         return Report(request: request, rows: rows, eventNames: request.schema?.eventNames ?? [])
     }
 
     /// Runs a report and hands over each row as the store produces it, in key order, so that memory stays flat
     /// however many groups there are.
     public static func stream(_ request: ReportRequest, on reader: any PostbackReader,
-                              each: (ReportRow) throws -> Void) throws(ReportError) {
+                              each: (ReportRow) throws -> Void) async throws(ReportError) {
         var pending: ReportRow?
         do {
-            try reader.aggregate(request.aggregate) { group in
+            try await reader.aggregate(request.aggregate) { group in
                 var counts = ReportRow(keys: group.keys)
                 counts.postbacks = group.postbacks
                 counts.installs = group.installs

@@ -86,4 +86,18 @@ public struct AggregateRow: Sendable, Hashable {
     public var nonWinning: Int
     /// Neither a fine nor a coarse value.
     public var nullValues: Int
+
+    /// Makes a row; public for the engines in other targets.
+    public init(keys: [String?], conversionValue: Int?, coarseValue: String?, postbacks: Int, installs: Int,
+                redownloads: Int, reengagements: Int, nonWinning: Int, nullValues: Int) {
+        self.keys = keys
+        self.conversionValue = conversionValue
+        self.coarseValue = coarseValue
+        self.postbacks = postbacks
+        self.installs = installs
+        self.redownloads = redownloads
+        self.reengagements = reengagements
+        self.nonWinning = nonWinning
+        self.nullValues = nullValues
+    }
 }

@@ -1,10 +1,11 @@
 /// The read side of a store: what reports, exports and dashboards ask of it, in neutral terms. Each engine
 /// renders the requests in its own dialect; streaming calls hand over one row at a time, so memory stays flat
-/// however large the table is.
+/// however large the table is. The calls are `async` because a server engine waits on its network; `each` is
+/// called on the caller's task, one row after the other.
 public protocol PostbackReader: Sendable {
     /// Runs an aggregate and hands over its rows in key order. Throws ``StoreError`` when the engine fails;
     /// what `each` throws ends the run and passes through as it is.
-    func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) throws
+    func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) async throws
 
     /// The statement ``aggregate(_:each:)`` runs for `query`, with its arguments, so that the numbers can be
     /// checked in the engine's own shell.
@@ -12,7 +13,15 @@ public protocol PostbackReader: Sendable {
 
     /// Hands over every row of a table in arrival order, after its column names. Throws as
     /// ``aggregate(_:each:)`` does.
-    func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) throws
+    func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws
+
+    /// Lets go of the engine's connections (a pool's, for a server); a no-op for a file.
+    func close() async
+}
+
+extension PostbackReader {
+    /// Nothing to let go of.
+    public func close() async {}
 }
 
 /// The tables an export can read.

@@ -1,23 +1,9 @@
 /// ``AggregateQuery`` in SQLite's dialect, over the columns of ``PostbackTable``.
-enum SQLiteAggregateSQL {
-    /// The statement and its `?` arguments.
-    static func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
-        var select = query.dimensions.map { expression($0, day: query.day) }
-        if query.splitsByValue { select += [PostbackTable.conversionValue.name, PostbackTable.coarseConversionValue.name] }
-        let groups = select.isEmpty ? "" : "GROUP BY " + (1...select.count).map(String.init).joined(separator: ", ")
-        let order = query.dimensions.isEmpty ? "" : "ORDER BY " + (1...query.dimensions.count).map(String.init).joined(separator: ", ")
-        var conditions: [String] = []
-        var arguments: [String] = []
-        let day = expression(.day, day: query.day)
-        if let from = query.from { conditions.append("\(day) >= ?"); arguments.append(from) }
-        if let to = query.to { conditions.append("\(day) <= ?"); arguments.append(to) }
-        let sql = """
-            SELECT \((select + counts).joined(separator: ", "))
-            FROM \(PostbackTable.name)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-            \(groups) \(order)
-            """
-        return (sql, arguments)
-    }
+enum SQLiteAggregateSQL: AggregateSQLDialect {
+    static func placeholder(_ number: Int) -> String { "?" }
+
+    /// SQLite sorts NULL first already.
+    static let orderSuffix = ""
 
     /// Counts as integers (`SUM` of 0/1; `COALESCE` because `SUM` over no rows is NULL), in ``AggregateRow``'s
     /// order.

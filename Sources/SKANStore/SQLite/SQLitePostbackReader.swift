@@ -57,7 +57,16 @@ public final class SQLitePostbackReader: PostbackReader {
         Self.statement(for: query)
     }
 
-    public func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) throws {
+    /// Reads on the calling thread: SQLite is a file, and GRDB's async reads would need `each` to be `Sendable`.
+    public func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) async throws {
+        try aggregateNow(query, each: each)
+    }
+
+    public func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {
+        try exportNow(table, header: header, each: each)
+    }
+
+    private func aggregateNow(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) throws {
         let (sql, arguments) = Self.statement(for: query)
         let keyCount = query.dimensions.count
         let base = keyCount + (query.splitsByValue ? 2 : 0)
@@ -78,7 +87,7 @@ public final class SQLitePostbackReader: PostbackReader {
         }
     }
 
-    public func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) throws {
+    private func exportNow(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) throws {
         do {
             try database.read { db in
                 // The columns come from the file: a refusal table has no description of its own, and a

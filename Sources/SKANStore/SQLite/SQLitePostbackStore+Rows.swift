@@ -95,29 +95,17 @@ extension SQLitePostbackStore {
         return row
     }
 
-    /// A stored row in neutral terms, read by the names of ``PostbackTable``'s columns.
+    /// A stored row in neutral terms, through the one decoding of ``PostbackTable``'s columns.
     static func storedPostback(_ row: Row) -> StoredPostback {
-        func text(_ column: PostbackColumn) -> String? { row[column.name] }
-        func integer(_ column: PostbackColumn) -> Int? { row[column.name] }
-        func boolean(_ column: PostbackColumn) -> Bool? { row[column.name] }
-        let fields = AttributionFields(
-            network: text(PostbackTable.adNetworkID) ?? "", dedupID: text(PostbackTable.transactionID) ?? "",
-            appID: integer(PostbackTable.appID) ?? 0, campaign: integer(PostbackTable.campaignID),
-            sourceIdentifier: text(PostbackTable.sourceIdentifier), sourceAppID: integer(PostbackTable.sourceAppID),
-            sourceDomain: text(PostbackTable.sourceDomain), marketplace: text(PostbackTable.marketplace),
-            impressionType: text(PostbackTable.impressionType), window: integer(PostbackTable.postbackSequenceIndex),
-            didWin: boolean(PostbackTable.didWin),
-            conversionType: text(PostbackTable.conversionType).flatMap(ConversionType.init(rawValue:)),
-            interaction: integer(PostbackTable.fidelityType).flatMap(AdInteraction.init(fidelityType:)),
-            frameworkVersion: text(PostbackTable.version), statesVersion: boolean(PostbackTable.hasVersionKey) ?? false,
-            conversionValue: integer(PostbackTable.conversionValue),
-            coarseValue: text(PostbackTable.coarseConversionValue).flatMap(CoarseValue.init(rawValue:)),
-            countryCode: text(PostbackTable.countryCode), signature: text(PostbackTable.attributionSignature) ?? "")
-        let body: Data = row[PostbackTable.rawBody.name]
-        return StoredPostback(
-            framework: text(PostbackTable.framework).flatMap(Framework.init(rawValue:)) ?? .skadnetwork, fields: fields,
-            extrasJSON: text(PostbackTable.extras), rawBody: [UInt8](body),
-            receivedAt: text(PostbackTable.receivedAt) ?? "", keyName: text(PostbackTable.keyName) ?? "",
-            layout: text(PostbackTable.layout) ?? "", endpoint: text(PostbackTable.endpoint) ?? "")
+        StoredPostback { column in
+            let value: DatabaseValue = row[column.name]
+            switch value.storage {
+            case .null: return .null
+            case .int64(let number): return .integer(number)
+            case .double(let number): return .integer(Int64(number))
+            case .string(let text): return .text(text)
+            case .blob(let data): return .blob([UInt8](data))
+            }
+        }
     }
 }

@@ -118,20 +118,7 @@ public final class SQLitePostbackStore: PostbackStore {
     public func stats() async throws(StoreError) -> StoreStats {
         do {
             return try await database.read { db in
-                var versions: [String: Int] = [:], statuses: [String: Int] = [:], dropped = 0
-                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM counters") {
-                    let name: String = row[0], value: Int = row[1]
-                    if name == StatCounter.rejectedDropped {
-                        dropped = value
-                    } else if value > 0, name.hasPrefix(StatCounter.postbacksPrefix) {
-                        versions[String(name.dropFirst(StatCounter.postbacksPrefix.count))] = value
-                    } else if value > 0, name.hasPrefix(StatCounter.rejectedPrefix) {
-                        statuses[String(name.dropFirst(StatCounter.rejectedPrefix.count))] = value
-                    }
-                }
-                return StoreStats(postbacks: versions.values.reduce(0, +), postbacksByVersion: versions,
-                                  rejected: statuses.values.reduce(0, +), rejectedByStatus: statuses,
-                                  rejectedDropped: dropped)
+                StoreStats(counters: try Row.fetchAll(db, sql: "SELECT name, value FROM counters").map { (name: $0[0] as String, value: $0[1] as Int) })
             }
         } catch {
             throw StoreError(.readFailed, "cannot count postbacks: \(error)")

@@ -128,13 +128,3 @@ enum SQLiteSchema {
         return migrator
     }
 }
-
-/// Names of the rows of `counters` that ``SQLitePostbackStore/stats()`` reads.
-enum StatCounter {
-    /// `postbacks:4.0` counts the stored postbacks of version 4.0.
-    static let postbacksPrefix = "postbacks:"
-    /// `rejected:malformed` counts the kept refusals of that status (the cap's deletions take them off).
-    static let rejectedPrefix = "rejected:"
-    /// Refusals the cap deleted, in all.
-    static let rejectedDropped = "rejected_dropped"
-}

@@ -1,10 +1,10 @@
 import Foundation
 
 /// ISO 8601 UTC text with milliseconds (`2026-05-01T12:00:00.123Z`): sortable as text and readable in `sqlite3`.
-enum Timestamp {
+public enum Timestamp {
     /// Formats with `gmtime_r` and writes the digits itself: this runs once per postback on the single writer
     /// thread, where `String(format:)` showed up in profiles under load and a formatter object costs far more.
-    static func iso8601(_ date: Date) -> String {
+    public static func iso8601(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var seconds = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient)
         var fraction = Int(milliseconds - Int64(seconds) * 1000)

@@ -1,0 +1,102 @@
+import Logging
+import PostgresNIO
+import SKANStore
+import Synchronization
+
+/// A bounded ``PostgresClient`` that runs for as long as its owner keeps it, and the deadlines every call keeps.
+///
+/// The pool's run loop is owned here (started on creation, cancelled by ``close()``) rather than handed to a
+/// service group, so that a store works the same in `skan ingest`, `skan report`, tests and the collector; the
+/// collector still closes its store last through its `StoreService`.
+final class PostgresPool: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+    private let closed = Mutex(false)
+
+    init(_ configuration: PostgresStoreConfiguration, logger: Logger) {
+        var client = PostgresClient.Configuration(host: configuration.host, port: configuration.port,
+                                                  username: configuration.user, password: configuration.password,
+                                                  database: configuration.database, tls: .disable)
+        client.options.maximumConnections = configuration.maximumConnections
+        // A server that is down must turn into a prompt 503, not a request that waits out a long connect.
+        client.options.connectTimeout = .seconds(2)
+        // postgres-nio logs every failed connection attempt at info: while the server is down that is a line per
+        // retry, and the store's own errors already say it is unavailable.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        let made = PostgresClient(configuration: client, backgroundLogger: background)
+        self.client = made
+        self.logger = logger
+        runner = Task { await made.run() }
+    }
+
+    var isClosed: Bool { closed.withLock { $0 } }
+
+    /// Ends the run loop: connections close, and every later call fails.
+    func close() async {
+        let wasClosed = closed.withLock { closed in
+            defer { closed = true }
+            return closed
+        }
+        guard !wasClosed else { return }
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Runs `body`, failing with `code` when the pool is closed, the body throws, or it takes longer than
+    /// `seconds`: while PostgreSQL is down the pool would otherwise wait for a connection indefinitely.
+    @discardableResult
+    func run<Result: Sendable>(_ code: StoreError.Code, _ what: String, seconds: Int = 5,
+                               _ body: @escaping @Sendable (PostgresClient) async throws -> Result)
+        async throws(StoreError) -> Result {
+        guard !isClosed else { throw StoreError(.closed, "the PostgreSQL store is closed") }
+        let client = client
+        // Not a task group: a group waits for its children, and a lease that is still connecting to a server that
+        // is down does not end at once when cancelled, so the deadline would not hold. The first of the work and
+        // the deadline answers; the other is cancelled and ends on its own.
+        let outcome: Swift.Result<Result, any Error> = await withCheckedContinuation { continuation in
+            let answer = Mutex<CheckedContinuation<Swift.Result<Result, any Error>, Never>?>(continuation)
+            let reply: @Sendable (Swift.Result<Result, any Error>) -> Void = { result in
+                answer.withLock { pending in
+                    pending?.resume(returning: result)
+                    pending = nil
+                }
+            }
+            let running = Mutex<Task<Void, Never>?>(nil)
+            let timer = Task {
+                do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+                running.withLock { $0?.cancel() }
+                reply(.failure(PostgresTimeout(seconds: seconds)))
+            }
+            let work = Task {
+                defer { timer.cancel() }
+                do { reply(.success(try await body(client))) } catch { reply(.failure(error)) }
+            }
+            running.withLock { $0 = work }
+        }
+        switch outcome {
+        case .success(let value):
+            return value
+        case .failure(let error):
+            throw StoreError(code, "\(what): \(Self.describe(error))")
+        }
+    }
+
+    /// A PostgreSQL error in words: the server's message and code when it sent one. `PSQLError`'s own description
+    /// hides everything (to keep queries out of logs); its server fields carry no values of ours.
+    static func describe(_ error: any Error) -> String {
+        if let timeout = error as? PostgresTimeout { return "no answer from PostgreSQL within \(timeout.seconds) s" }
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            return "PostgreSQL: \(message) (\(error.serverInfo?[.sqlState] ?? "?"))"
+        }
+        if let underlying = error.underlying { return "PostgreSQL unreachable: \(underlying)" }
+        return "PostgreSQL: \(error.code)"
+    }
+}
+
+/// A call that outlived its deadline.
+struct PostgresTimeout: Error {
+    let seconds: Int
+}

@@ -1,0 +1,129 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import SKANStore
+
+/// The read side of a PostgreSQL store: reports and exports, streamed through postgres-nio's back-pressured
+/// row sequence, so memory stays flat however many rows there are.
+public final class PostgresPostbackReader: PostbackReader {
+    /// Where the store is, without its password.
+    public let location: String
+    private let pool: PostgresPool
+
+    private init(_ configuration: PostgresStoreConfiguration, logger: Logger) {
+        location = configuration.redacted
+        pool = PostgresPool(configuration, logger: logger)
+    }
+
+    /// Opens the collector's database `configuration` names for reading; refuses one without the collector's
+    /// tables.
+    public static func open(_ configuration: PostgresStoreConfiguration,
+                            logger: Logger = Logger(label: "skan.reader.postgres")) async throws(StoreError) -> PostgresPostbackReader {
+        let reader = PostgresPostbackReader(configuration, logger: logger)
+        do throws(StoreError) {
+            let made = try await reader.pool.run(.cannotOpen, "cannot read \(reader.location)") { client in
+                let rows = try await client.query("""
+                    SELECT to_regclass('skan_migrations') IS NOT NULL AND to_regclass(\(PostbackTable.name)) IS NOT NULL
+                    """, logger: logger)
+                var made = false
+                for try await value in rows.decode(Bool.self) { made = value }
+                return made
+            }
+            guard made else {
+                throw StoreError(.notCollectorDatabase, "\(reader.location) is not a SKANKit collector database (no "
+                                 + "postbacks table made by the collector's migrations)")
+            }
+            return reader
+        } catch {
+            await reader.close()
+            throw error
+        }
+    }
+
+    /// The statement an aggregate runs on PostgreSQL, without a database (`skan report --print-sql`).
+    public static func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
+        PostgresAggregateSQL.statement(for: query)
+    }
+
+    public func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
+        Self.statement(for: query)
+    }
+
+    public func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) async throws {
+        let (sql, arguments) = Self.statement(for: query)
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments { binds.append(argument) }
+        let rows = try await stream(PostgresQuery(unsafeSQL: sql, binds: binds), "the report query failed")
+        let keyCount = query.dimensions.count
+        let base = keyCount + (query.splitsByValue ? 2 : 0)
+        do {
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                func count(_ offset: Int) -> Int { Int(Self.integer(cells[base + offset]) ?? 0) }
+                try each(AggregateRow(
+                    keys: (0..<keyCount).map { Self.text(cells[$0]) },
+                    conversionValue: query.splitsByValue ? Self.integer(cells[keyCount]).map(Int.init) : nil,
+                    coarseValue: query.splitsByValue ? Self.text(cells[keyCount + 1]) : nil,
+                    postbacks: count(0), installs: count(1), redownloads: count(2), reengagements: count(3),
+                    nonWinning: count(4), nullValues: count(5)))
+            }
+        } catch let error as PSQLError {
+            throw StoreError(.readFailed, "the report query failed: \(PostgresPool.describe(error))")
+        }
+    }
+
+    public func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {
+        let logger = pool.logger
+        let name = table.rawValue
+        // The columns come from the catalogue, as SQLite's export takes them from the file.
+        let columns = try await pool.run(.readFailed, "the export failed") { client in
+            var names: [String] = []
+            let rows = try await client.query("""
+                SELECT column_name::text FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = \(name) ORDER BY ordinal_position
+                """, logger: logger)
+            for try await column in rows.decode(String.self) { names.append(column) }
+            return names
+        }
+        try header(columns)
+        let rows = try await stream(PostgresQuery(unsafeSQL: "SELECT * FROM \(name) ORDER BY id"), "the export failed")
+        var scratch = ExportScratch(columns: columns.count)
+        do {
+            for try await row in rows {
+                scratch.load(row)
+                try scratch.withRow(each)
+            }
+        } catch let error as PSQLError {
+            throw StoreError(.readFailed, "the export failed: \(PostgresPool.describe(error))")
+        }
+    }
+
+    /// Lets go of the pool's connections.
+    public func close() async {
+        await pool.close()
+    }
+
+    /// Starts `query` within the pool's deadline (a server that is down fails here, promptly); its rows then
+    /// stream as the caller takes them.
+    private func stream(_ query: PostgresQuery, _ what: String) async throws(StoreError) -> PostgresRowSequence {
+        let logger = pool.logger
+        return try await pool.run(.readFailed, what, seconds: 30) { client in try await client.query(query, logger: logger) }
+    }
+
+    /// A key as text: numbers in decimal, as SQLite gives them.
+    static func text(_ cell: PostgresCell) -> String? {
+        guard cell.bytes != nil else { return nil }
+        if let number = integer(cell) { return String(number) }
+        return try? cell.decode(String.self)
+    }
+
+    /// An integer cell's value; `nil` for NULL or another type.
+    static func integer(_ cell: PostgresCell) -> Int64? {
+        switch cell.dataType {
+        case .int2: (try? cell.decode(Int16.self)).map(Int64.init)
+        case .int4: (try? cell.decode(Int32.self)).map(Int64.init)
+        case .int8: try? cell.decode(Int64.self)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SKANCore
+import SKANStore
+import Synchronization
+
+/// A ``PostbackStore`` on PostgreSQL, for several collectors writing to one database.
+///
+/// Each collector's ``GroupCommitWriter`` commits its batch in one transaction; the unique key and
+/// `ON CONFLICT DO NOTHING` decide in the database which of two collectors stored a postback first. Counters are
+/// per-collector rows summed on read, and the refusal cap runs as a periodic job, so no row is shared by every
+/// writer's commit. While PostgreSQL is down, calls fail within seconds with ``StoreError`` (the collector
+/// answers 503) and the pool reconnects by itself when the server is back.
+public final class PostgresPostbackStore: PostbackStore {
+    /// Where the store is, without its password.
+    public let location: String
+    let pool: PostgresPool
+    let cap: RejectionCap
+    /// This store's counter rows: unique per process, so two collectors never update one row.
+    let collectorName: String
+    /// Whether refusals were written since the cap's job last ran.
+    let refusalsPending = Mutex(false)
+    private let capJob = Mutex<Task<Void, Never>?>(nil)
+
+    /// Makes a store on the database `configuration` names, without touching its schema: run ``migrate()``
+    /// before the first write (the collector runs it before its server starts), or use ``open(_:rejectionCap:capInterval:logger:)``.
+    ///
+    /// The refusal cap runs every `capInterval` while refusals are being written.
+    public init(_ configuration: PostgresStoreConfiguration, rejectionCap: RejectionCap = RejectionCap(),
+                capInterval: Duration = .seconds(5), logger: Logger = Logger(label: "skan.store.postgres")) {
+        location = configuration.redacted
+        pool = PostgresPool(configuration, logger: logger)
+        cap = rejectionCap
+        collectorName = "\(ProcessInfo.processInfo.hostName)/\(ProcessInfo.processInfo.processIdentifier)/"
+            + UUID().uuidString.prefix(8).lowercased()
+        let job = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: capInterval)
+                guard let self, !Task.isCancelled else { return }
+                do throws(StoreError) {
+                    try await self.enforceRejectionCap()
+                } catch {
+                    logger.warning("the refusal cap's job failed; it runs again", metadata: ["reason": "\(error.reason)"])
+                }
+            }
+        }
+        capJob.withLock { $0 = job }
+    }
+
+    /// Makes a store and brings its schema up to date: what a command that writes at once needs.
+    public static func open(_ configuration: PostgresStoreConfiguration, rejectionCap: RejectionCap = RejectionCap(),
+                            capInterval: Duration = .seconds(5),
+                            logger: Logger = Logger(label: "skan.store.postgres")) async throws(StoreError) -> PostgresPostbackStore {
+        let store = PostgresPostbackStore(configuration, rejectionCap: rejectionCap, capInterval: capInterval, logger: logger)
+        do {
+            try await store.migrate()
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        return store
+    }
+
+    /// Runs the migrations the database has not recorded, in one transaction holding an advisory lock.
+    public func migrate() async throws(StoreError) {
+        let logger = pool.logger
+        try await pool.run(.migrationFailed, "cannot bring the PostgreSQL schema up to date at \(location)", seconds: 60) { client in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
+                try await connection.query("""
+                    CREATE TABLE IF NOT EXISTS skan_migrations (
+                        id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                    """, logger: logger)
+                var applied: Set<String> = []
+                for try await id in try await connection.query("SELECT id FROM skan_migrations", logger: logger).decode(String.self) {
+                    applied.insert(id)
+                }
+                for migration in PostgresSchema.migrations where !applied.contains(migration.id) {
+                    for statement in migration.sql {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query("INSERT INTO skan_migrations (id) VALUES (\(migration.id))", logger: logger)
+                }
+            }
+        }
+    }
+
+    /// The migrations the database has recorded, in order.
+    public func appliedMigrations() async throws(StoreError) -> [String] {
+        let logger = pool.logger
+        return try await pool.run(.readFailed, "cannot read the migrations") { client in
+            var ids: [String] = []
+            for try await id in try await client.query("SELECT id FROM skan_migrations ORDER BY id", logger: logger).decode(String.self) {
+                ids.append(id)
+            }
+            return ids
+        }
+    }
+
+    public func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback] {
+        let logger = pool.logger
+        return try await pool.run(.readFailed, "cannot read postbacks") { client in
+            let rows = try await client.query(
+                "SELECT * FROM postbacks WHERE transaction_id = \(transactionID) ORDER BY id", logger: logger)
+            var stored: [StoredPostback] = []
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                stored.append(StoredPostback { column in PostgresCells.value(cells[column.name], kind: column.kind) })
+            }
+            return stored
+        }
+    }
+
+    /// Sums every collector's counter rows: a few rows per collector, however large the tables are.
+    public func stats() async throws(StoreError) -> StoreStats {
+        let logger = pool.logger
+        return try await pool.run(.readFailed, "cannot count postbacks") { client in
+            var counters: [(name: String, value: Int)] = []
+            let rows = try await client.query(
+                "SELECT name, sum(value)::bigint FROM stat_counters GROUP BY name", logger: logger)
+            for try await (name, value) in rows.decode((String, Int).self) { counters.append((name, value)) }
+            return StoreStats(counters: counters)
+        }
+    }
+
+    /// `nil` when PostgreSQL answers a query within two seconds.
+    public func health() async -> StoreError? {
+        let logger = pool.logger
+        do {
+            try await pool.run(.readFailed, "PostgreSQL at \(location) is unavailable", seconds: 2) { client in
+                try await client.query("SELECT 1", logger: logger)
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Stops the cap's job and closes the pool's connections; later calls fail with ``StoreErrorDomain`` `closed`.
+    public func close() async throws(StoreError) {
+        let job = capJob.withLock { job in
+            defer { job = nil }
+            return job
+        }
+        job?.cancel()
+        await pool.close()
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import SKANCore
+import SKANStore
+import SKANStorePostgres
+import SKANTestSupport
+import Testing
+
+@Suite("PostgreSQL URL")
+struct PostgresURLTests {
+    @Test("reads user, password, host, port and database, and shows no password")
+    func fullURL() throws {
+        let configuration = try PostgresStoreConfiguration(url: "postgresql://skan:s3cr%40t@db.example:6543/postbacks?pool=4",
+                                                           environment: [:])
+        #expect(configuration == PostgresStoreConfiguration(host: "db.example", port: 6543, user: "skan",
+                                                            password: "s3cr@t", database: "postbacks", maximumConnections: 4))
+        #expect(configuration.redacted == "postgres://skan@db.example:6543/postbacks")
+        #expect(!configuration.redacted.contains("s3cr"))
+    }
+
+    @Test("takes what the URL leaves out from PGPASSWORD and libpq's other variables")
+    func environment() throws {
+        let configuration = try PostgresStoreConfiguration(url: "postgres://127.0.0.1",
+                                                           environment: ["PGPASSWORD": "pw", "PGUSER": "u", "PGPORT": "7000"])
+        #expect(configuration.password == "pw")
+        #expect(configuration.user == "u")
+        #expect(configuration.port == 7000)
+        #expect(configuration.database == "u")
+    }
+
+    @Test("refuses a pool size that is not a positive number, without echoing the password")
+    func badPool() {
+        #expect(throws: StoreError.self) { try PostgresStoreConfiguration(url: "postgres://a:secret@h/d?pool=0") }
+        #expect(!PostgresStoreConfiguration.isURL("skan.sqlite"))
+    }
+}
+
+@Suite("PostgreSQL store", .enabled(if: PostgresTestServer.isAvailable, "no PostgreSQL test server (the log says why)"))
+struct PostgresStoreTests {
+    @Test("two stores migrating one database at once run each migration once")
+    func racedMigrations() async throws {
+        let server = try #require(PostgresTestServer.shared)
+        let configuration = try PostgresStoreConfiguration(url: try server.makeDatabase())
+        let stores = (0..<4).map { _ in PostgresPostbackStore(configuration) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for store in stores { group.addTask { try await store.migrate() } }
+            try await group.waitForAll()
+        }
+        let applied = try await stores[0].appliedMigrations()
+        #expect(applied == ["0001-postbacks", "0002-rejected-postbacks", "0003-stat-counters"])
+        for store in stores { try await store.close() }
+    }
+
+    @Test("migrates postbacks to exactly the columns PostbackTable describes")
+    func schemaMatchesTable() async throws {
+        let server = try #require(PostgresTestServer.shared)
+        let url = try server.makeDatabase()
+        let store = try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: url))
+        try await store.close()
+        let columns = try server.psql(url, """
+            SELECT column_name || ' ' || data_type || ' ' || is_nullable FROM information_schema.columns
+            WHERE table_name = 'postbacks' ORDER BY ordinal_position
+            """).split(separator: "\n").map(String.init)
+        let types: [PostbackColumn.Kind: String] = [.text: "text", .integer: "bigint", .boolean: "boolean", .blob: "bytea"]
+        let expected = ["id bigint NO"] + PostbackTable.columns.map {
+            "\($0.name) \(types[$0.kind]!) \($0.isNullable ? "YES" : "NO")"
+        }
+        #expect(columns == expected)
+    }
+
+    @Test("fails promptly with a StoreError, and reports unhealthy, when no server answers")
+    func unreachable() async throws {
+        // A port nothing listens on: the one of a server that was started and removed.
+        let gone = try PostgresTestServer.start()
+        let port = gone.port
+        try gone.stop()
+        let store = PostgresPostbackStore(PostgresStoreConfiguration(host: "127.0.0.1", port: port, user: "postgres",
+                                                                    password: nil, database: "postgres"))
+        let started = ContinuousClock.now
+        #expect(await store.health() != nil)
+        await #expect(throws: StoreError.self) { _ = try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]) }
+        #expect(ContinuousClock.now - started < .seconds(15))
+        try await store.close()
+    }
+}
