@@ -43,18 +43,8 @@ public struct AAKImpression: Sendable, Hashable {
     /// name the field (after `origin`), the value and what was expected.
     public init(values: [String: String], origin: String = "", now: () -> Date = Date.init,
                 makeNonce: () -> UUID = UUID.init) throws(SKANError) {
-        func integer(_ name: String) throws(SKANError) -> Int? {
-            guard let text = values[name] else { return nil }
-            guard let value = Int(text) else {
-                throw SKANError(.invalidImpression, "\(origin)\(name) must be an integer, got \"\(Excerpt.of(text, maximumBytes: 80))\"")
-            }
-            return value
-        }
-        func required(_ name: String) throws(SKANError) -> Int {
-            guard let value = try integer(name) else { throw SKANError(.invalidImpression, "\(origin)\(name) is required") }
-            return value
-        }
-        guard let network = values["ad-network-id"] else { throw SKANError(.invalidImpression, "\(origin)ad-network-id is required") }
+        let named = NamedValues(values: values, origin: origin)
+        let network = try named.required("ad-network-id")
         var eligible: Bool?
         switch values["eligible-for-re-engagement"] {
         case nil: eligible = nil
@@ -64,10 +54,10 @@ public struct AAKImpression: Sendable, Hashable {
             throw SKANError(.invalidImpression, "\(origin)eligible-for-re-engagement must be true or false, got \"\(other)\"")
         }
         self.init(impressionIdentifier: values["nonce"] ?? makeNonce().uuidString,
-                  publisherItemIdentifier: try integer("source-app-id") ?? 0, adNetworkIdentifier: network,
-                  sourceIdentifier: try required("source-identifier"),
-                  timestamp: Int64(try integer("timestamp") ?? Int(now().timeIntervalSince1970 * 1000)),
-                  advertisedItemIdentifier: try required("itunes-item-id"), eligibleForReengagement: eligible)
+                  publisherItemIdentifier: try named.integer("source-app-id") ?? 0, adNetworkIdentifier: network,
+                  sourceIdentifier: try named.requiredInteger("source-identifier"),
+                  timestamp: Int64(try named.integer("timestamp") ?? Int(now().timeIntervalSince1970 * 1000)),
+                  advertisedItemIdentifier: try named.requiredInteger("itunes-item-id"), eligibleForReengagement: eligible)
     }
 
     /// The payload as JSON, members in Apple's documented order.

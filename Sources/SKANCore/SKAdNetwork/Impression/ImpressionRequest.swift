@@ -25,11 +25,12 @@ public struct ImpressionRequest: Sendable, Hashable {
     /// ``Impression/validate()``.
     public func impression(origin: String = "", now: () -> Date = Date.init,
                            makeNonce: () -> UUID = UUID.init) throws(SKANError) -> Impression {
-        let versionText = try required("version", origin)
+        let named = NamedValues(values: values, origin: origin)
+        let versionText = try named.required("version")
         guard let version = ImpressionVersion(rawValue: versionText) else {
             throw SKANError(.invalidImpression, "\(origin)version must be one of \(ImpressionVersion.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(versionText)\"")
         }
-        let fidelity = try integer("fidelity-type", origin) ?? 1
+        let fidelity = try named.integer("fidelity-type") ?? 1
         guard fidelity == 0 || fidelity == 1 else {
             throw SKANError(.invalidImpression, "\(origin)fidelity-type must be 0 (view-through) or 1 (StoreKit-rendered), got \(fidelity)")
         }
@@ -46,27 +47,12 @@ public struct ImpressionRequest: Sendable, Hashable {
         } else {
             nonce = makeNonce()
         }
-        guard let itunesItemID = try integer("itunes-item-id", origin) else {
-            throw SKANError(.invalidImpression, "\(origin)itunes-item-id is required")
-        }
-        let timestamp = try integer("timestamp", origin).map(Int64.init) ?? Int64(now().timeIntervalSince1970 * 1000)
+        let itunesItemID = try named.requiredInteger("itunes-item-id")
+        let timestamp = try named.integer("timestamp").map(Int64.init) ?? Int64(now().timeIntervalSince1970 * 1000)
         return Impression(
-            version: version, kind: kind, adNetworkID: try required("ad-network-id", origin),
-            campaignID: try integer("campaign-id", origin), sourceIdentifier: try integer("source-identifier", origin),
-            itunesItemID: itunesItemID, nonce: nonce, sourceAppID: try integer("source-app-id", origin),
+            version: version, kind: kind, adNetworkID: try named.required("ad-network-id"),
+            campaignID: try named.integer("campaign-id"), sourceIdentifier: try named.integer("source-identifier"),
+            itunesItemID: itunesItemID, nonce: nonce, sourceAppID: try named.integer("source-app-id"),
             sourceDomain: values["source-domain"], timestamp: timestamp)
-    }
-
-    private func integer(_ name: String, _ origin: String) throws(SKANError) -> Int? {
-        guard let text = values[name] else { return nil }
-        guard let value = Int(text) else {
-            throw SKANError(.invalidImpression, "\(origin)\(name) must be an integer, got \"\(text)\"")
-        }
-        return value
-    }
-
-    private func required(_ name: String, _ origin: String) throws(SKANError) -> String {
-        guard let value = values[name] else { throw SKANError(.invalidImpression, "\(origin)\(name) is required") }
-        return value
     }
 }
