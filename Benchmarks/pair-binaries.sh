@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Durable HTTP ingest of two builds, paired: Benchmarks/collector.sh on BEFORE, then AFTER (or the reverse with
-# ORDER=after), PAIRS times, then each pair's accepted postbacks/s and the after/before ratios.
+# Durable HTTP ingest of two builds (or one build with two sets of serve flags), paired: Benchmarks/collector.sh on
+# BEFORE, then AFTER (or the reverse with ORDER=after), PAIRS times, then each pair's accepted postbacks/s and the
+# after/before ratios.
 # Usage: BEFORE=/tmp/skan-old AFTER=.build/release/skan Benchmarks/pair-binaries.sh   (env: PAIRS=5 DURATION=10
-# ORDER=before|after; the rest, e.g. CONNECTIONS, goes to collector.sh)
+# ORDER=before|after BEFORE_FLAGS= AFTER_FLAGS= (serve flags of each side); the rest, e.g. CONNECTIONS, goes to
+# collector.sh). Benchmarks/fastpath.sh is this with one binary and AFTER_FLAGS=--postbacks-via-router.
 # Pairs, not two medians minutes apart: this shared machine's speed swings by a third within a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,12 +16,12 @@ mkdir -p "$OUT"
 rates="$OUT/pair-rates.txt"
 : >"$rates"
 accepted() { awk '/accepted postbacks\/s/ {print $4}' "$1"; }
-run() { SKAN_BIN=$2 Benchmarks/collector.sh | tee "$OUT/pair-$3-$1.txt" >&2; }
+run() { SKAN_BIN=$2 SERVE_FLAGS=$4 Benchmarks/collector.sh | tee "$OUT/pair-$3-$1.txt" >&2; }
 for pair in $(seq "$PAIRS"); do
     if [ "${ORDER:-before}" = after ]; then
-        run after "$AFTER" "$pair"; run before "$BEFORE" "$pair"
+        run after "$AFTER" "$pair" "${AFTER_FLAGS:-}"; run before "$BEFORE" "$pair" "${BEFORE_FLAGS:-}"
     else
-        run before "$BEFORE" "$pair"; run after "$AFTER" "$pair"
+        run before "$BEFORE" "$pair" "${BEFORE_FLAGS:-}"; run after "$AFTER" "$pair" "${AFTER_FLAGS:-}"
     fi
     echo "$pair $(accepted "$OUT/pair-$pair-before.txt") $(accepted "$OUT/pair-$pair-after.txt")" >>"$rates"
 done
