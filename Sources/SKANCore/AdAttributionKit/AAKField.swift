@@ -39,6 +39,19 @@ enum AAKField: String, CaseIterable {
         }
     }
 
+    /// The fields' keys in ``allCases`` order, so a key's index in the table is its field's ``ordinal``: matched
+    /// from the bytes, where the `String` switch of `init(rawValue:)` showed in profiles of the verify path.
+    static let keyTable = JSONKeyTable(allCases.map(\.rawValue))
+
+    /// The field whose key is `key`, by the key table.
+    init?(key: String) {
+        guard let index = Self.keyTable.index(of: key) else { return nil }
+        self = Self.byOrdinal[index]
+    }
+
+    /// ``allCases`` stored once (the synthesized property builds a new array at each call).
+    private static let byOrdinal = allCases
+
     /// The body's members beside the JWS.
     static let outer: [AAKField] = [.jwsString, .conversionValue, .coarseConversionValue, .adInteractionType, .countryCode]
     /// The payload's members.

@@ -83,7 +83,7 @@ private struct AAKReader {
 
     /// A segment's JSON object, read as strictly as a postback body (duplicate keys, bad UTF-8 ... refused).
     static func object(_ bytes: [UInt8], part: String) throws(AAKRefusal) -> [JSONMember] {
-        switch JSONObjectReader.members(of: bytes) {
+        switch JSONObjectReader.members(of: bytes, knownKeys: AAKField.keyTable) {
         case .success(let members): return members
         case .failure(let error): throw .malformed(.jwsString, "the JWS \(part) is not a JSON object: \(error)")
         }
@@ -164,7 +164,7 @@ private struct FieldValues {
     init(members: [JSONMember], known: [AAKField], place: String) {
         var extras: [JSONMember] = []
         for member in members {
-            if let field = AAKField(rawValue: member.key), known.contains(field) {
+            if let field = AAKField(key: member.key), known.contains(field) {
                 values[field.ordinal] = member.value
             } else {
                 extras.append(member)

@@ -8,27 +8,49 @@ public enum Base64URL {
         return text.withUTF8 { decode($0) }
     }
 
-    /// The bytes `text` (ASCII) encodes, or `nil` when it is not canonical unpadded base64url. Table-driven:
-    /// this runs on every segment of every AdAttributionKit postback.
+    /// The bytes `text` (ASCII) encodes, or `nil` when it is not canonical unpadded base64url.
+    ///
+    /// This runs on every segment of every AdAttributionKit postback, so it decodes four characters into three
+    /// bytes at a time, writes into the result's storage directly, and checks the alphabet once at the end: a
+    /// byte outside it maps to 0xFF, and valid sextets never set the top two bits.
     public static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for character in text {
-            let value = sextets[Int(character)]
-            guard value != 0xFF else { return nil }
-            buffer = (buffer << 6) | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                bytes.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-                buffer &= (1 << UInt32(bits)) - 1
+        let tail = text.count % 4
+        // A lone last character (6 bits) encodes no byte.
+        guard tail != 1 else { return nil }
+        let count = text.count / 4 * 3 + (tail == 0 ? 0 : tail - 1)
+        var seen: UInt8 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+            sextets.withUnsafeBufferPointer { table in
+                func value(_ offset: Int) -> UInt32 {
+                    let sextet = table[Int(text[offset])]
+                    seen |= sextet
+                    return UInt32(sextet)
+                }
+                var input = 0
+                var written = 0
+                while input + 4 <= text.count {
+                    let group = value(input) << 18 | value(input + 1) << 12 | value(input + 2) << 6 | value(input + 3)
+                    output[written] = UInt8(truncatingIfNeeded: group >> 16)
+                    output[written + 1] = UInt8(truncatingIfNeeded: group >> 8)
+                    output[written + 2] = UInt8(truncatingIfNeeded: group)
+                    input += 4
+                    written += 3
+                }
+                // The bits a last character leaves over must be zero, or two spellings would decode alike.
+                if tail == 2 {
+                    let group = value(input) << 6 | value(input + 1)
+                    if group & 0x0F != 0 { seen = 0xFF }
+                    output[written] = UInt8(truncatingIfNeeded: group >> 4)
+                } else if tail == 3 {
+                    let group = value(input) << 12 | value(input + 1) << 6 | value(input + 2)
+                    if group & 0x03 != 0 { seen = 0xFF }
+                    output[written] = UInt8(truncatingIfNeeded: group >> 10)
+                    output[written + 1] = UInt8(truncatingIfNeeded: group >> 2)
+                }
             }
+            initialized = count
         }
-        // A lone last character (6 bits) encodes no byte; left-over bits must be zero.
-        guard bits < 6, buffer == 0 else { return nil }
-        return bytes
+        return seen & 0xC0 == 0 ? bytes : nil
     }
 
     /// Each byte's value in the alphabet, 0xFF for a byte outside it.
