@@ -29,6 +29,11 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Last day included, YYYY-MM-DD (UTC).")
     var to: String?
 
+    @Option(name: .customLong("where"), help: ArgumentHelp(
+        "Count only postbacks whose FIELD (a --by field) shows VALUE, e.g. window=0; an empty VALUE matches an empty cell. Repeatable: all must hold.",
+        valueName: "FIELD=VALUE"))
+    var filters: [String] = []
+
     @Option(help: "Which day a postback counts on: arrival or install (estimated).")
     var date: String = DayBasis.arrival.rawValue
 
@@ -60,7 +65,9 @@ struct ReportCommand: AsyncParsableCommand {
                 }
                 conversionSchema = try ConversionSchema(csv: text, source: schema)
             }
-            let request = try ReportRequest(fields: fields, from: from, to: to, day: basis, schema: conversionSchema)
+            let conditions = try filters.map { text throws(ReportError) in try ReportFilter(parsing: text) }
+            let request = try ReportRequest(fields: fields, from: from, to: to, day: basis, filters: conditions,
+                                            schema: conversionSchema)
             let location = try StoreLocation(db)
             if printSQL {
                 let (sql, arguments) = location.statement(for: request.aggregate)

@@ -11,13 +11,16 @@ public struct ReportRequest: Sendable, Hashable {
     public var to: String?
     /// Whether days are arrival days or estimated install days.
     public var day: DayBasis
+    /// Conditions every counted postback meets.
+    public var filters: [ReportFilter]
     /// Decodes values into events and revenue when given.
     public var schema: ConversionSchema?
 
     /// Makes a request, checking the dates.
     public init(fields: [ReportField], from: String? = nil, to: String? = nil, day: DayBasis = .arrival,
-                schema: ConversionSchema? = nil) throws(ReportError) {
+                filters: [ReportFilter] = [], schema: ConversionSchema? = nil) throws(ReportError) {
         self.fields = fields
+        self.filters = filters
         self.from = try from.map { date throws(ReportError) in try Self.checkDate(date, option: "--from") }
         self.to = try to.map { date throws(ReportError) in try Self.checkDate(date, option: "--to") }
         self.day = day
@@ -30,7 +33,8 @@ public struct ReportRequest: Sendable, Hashable {
     /// The store query that counts this report's groups; with a schema, each group is split by value so that
     /// the values can be decoded.
     public var aggregate: AggregateQuery {
-        AggregateQuery(dimensions: fields.map(\.dimension), day: day, from: from, to: to, splitsByValue: schema != nil)
+        AggregateQuery(dimensions: fields.map(\.dimension), day: day, from: from, to: to,
+                       filters: filters.map(\.condition), splitsByValue: schema != nil)
     }
 
     /// Accepts a real calendar day written `YYYY-MM-DD`.

@@ -43,6 +43,21 @@ public struct AggregateQuery: Sendable, Hashable {
         case install
     }
 
+    /// A condition on one dimension: only postbacks whose value of it, as text (as it comes out of a group),
+    /// equals ``value``; a `nil` value keeps the postbacks that have none.
+    public struct Filter: Sendable, Hashable {
+        /// The dimension compared.
+        public var dimension: Dimension
+        /// The text it must equal, or `nil` for absent.
+        public var value: String?
+
+        /// Makes a filter.
+        public init(_ dimension: Dimension, equals value: String?) {
+            self.dimension = dimension
+            self.value = value
+        }
+    }
+
     /// Grouping dimensions, in column order; empty for one total row.
     public var dimensions: [Dimension]
     /// The day basis of ``Dimension/day`` and of the date range.
@@ -51,17 +66,20 @@ public struct AggregateQuery: Sendable, Hashable {
     public var from: String?
     /// Last day included.
     public var to: String?
+    /// Conditions every counted postback meets, all of them.
+    public var filters: [Filter]
     /// Also split each group by its fine and coarse value (for decoding values through a schema); the rows of
     /// one group stay adjacent.
     public var splitsByValue: Bool
 
     /// Makes a query.
     public init(dimensions: [Dimension], day: DayBasis = .arrival, from: String? = nil, to: String? = nil,
-                splitsByValue: Bool = false) {
+                filters: [Filter] = [], splitsByValue: Bool = false) {
         self.dimensions = dimensions
         self.day = day
         self.from = from
         self.to = to
+        self.filters = filters
         self.splitsByValue = splitsByValue
     }
 }

@@ -25,6 +25,17 @@ extension AggregateSQLDialect {
         let day = expression(.day, day: query.day)
         if let from = query.from { arguments.append(from); conditions.append("\(day) >= \(placeholder(arguments.count))") }
         if let to = query.to { arguments.append(to); conditions.append("\(day) <= \(placeholder(arguments.count))") }
+        for filter in query.filters {
+            // Compared as text, the form the value has in a group's keys, so that a filter reads like a report cell
+            // (`window=0`, `did-win=true`) on every engine; CAST ... AS TEXT is standard SQL.
+            let value = expression(filter.dimension, day: query.day)
+            if let text = filter.value {
+                arguments.append(text)
+                conditions.append("CAST(\(value) AS TEXT) = \(placeholder(arguments.count))")
+            } else {
+                conditions.append("\(value) IS NULL")
+            }
+        }
         let sql = """
             SELECT \((select + counts).joined(separator: ", "))
             FROM \(PostbackTable.name)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
