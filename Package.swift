@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SKANCollector", targets: ["SKANCollector"]),
         .library(name: "SKANReports", targets: ["SKANReports"]),
         .library(name: "SKANSigner", targets: ["SKANSigner"]),
+        .library(name: "SKANDashboard", targets: ["SKANDashboard"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -34,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         .systemLibrary(
@@ -109,6 +111,22 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SKANDashboard",
+            dependencies: [
+                "SKANReports",
+                "SKANStore",
+                "SKANCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: strict
+        ),
+        .target(
             name: "SKANReports",
             dependencies: [
                 "SKANCore",
@@ -127,6 +145,7 @@ let package = Package(
                 "SKANCollector",
                 "SKANReports",
                 "SKANSigner",
+                "SKANDashboard",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -178,6 +197,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SKANDashboardTests",
+            dependencies: [
+                "SKANDashboard", "SKANReports", "SKANStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict
         ),

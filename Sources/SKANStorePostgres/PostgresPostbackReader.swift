@@ -105,6 +105,33 @@ public final class PostgresPostbackReader: PostbackReader {
 
     /// Starts `query` within the pool's deadline (a server that is down fails here, promptly); its rows then
     /// stream as the caller takes them.
+    public func stats() async throws -> StoreStats {
+        let logger = pool.logger
+        return try await pool.run(.readFailed, "cannot count postbacks") { client in
+            var counters: [(name: String, value: Int)] = []
+            // Several collectors keep rows of their own per counter: summed here, as the store's stats() does.
+            let rows = try await client.query("SELECT name, sum(value)::bigint FROM stat_counters GROUP BY name", logger: logger)
+            for try await (name, value) in rows.decode((String, Int).self) { counters.append((name, value)) }
+            return StoreStats(counters: counters)
+        }
+    }
+
+    public func latestRefusals(limit: Int) async throws -> [RefusalSummary] {
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(limit)
+        let rows = try await stream(PostgresQuery(unsafeSQL: RefusalSummary.statement(limit: "$1"), binds: binds),
+                                    "cannot read the refusals")
+        var summaries: [RefusalSummary] = []
+        do {
+            for try await (at, status, field, reason, endpoint) in rows.decode((String, String, String?, String, String).self) {
+                summaries.append(RefusalSummary(receivedAt: at, status: status, field: field, reason: reason, endpoint: endpoint))
+            }
+        } catch {
+            throw StoreError(.readFailed, "cannot read the refusals: \(String(reflecting: error))")
+        }
+        return summaries
+    }
+
     private func stream(_ query: PostgresQuery, _ what: String) async throws(StoreError) -> PostgresRowSequence {
         let logger = pool.logger
         return try await pool.run(.readFailed, what, seconds: 30) { client in try await client.query(query, logger: logger) }

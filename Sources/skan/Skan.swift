@@ -18,6 +18,7 @@ struct Skan: AsyncParsableCommand {
             KeygenCommand.self,
             ServeCommand.self,
             SignerCommand.self,
+            DashboardCommand.self,
             IngestCommand.self,
             SimulateCommand.self,
             ReportCommand.self,

@@ -21,6 +21,9 @@ public struct ReportRow: Sendable, Hashable {
     public var revenueHigh = 0.0
 
     /// Null values as a share of postbacks.
+    /// A row of zero counts for the group `keys`.
+    public init(keys: [String?]) { self.keys = keys }
+
     public var nullRate: Double { postbacks == 0 ? 0 : Double(nullValues) / Double(postbacks) }
 }
 

@@ -15,8 +15,42 @@ public protocol PostbackReader: Sendable {
     /// ``aggregate(_:each:)`` does.
     func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws
 
+    /// The collector's counters (stored postbacks by version, kept refusals by status), as `GET /stats` gives them.
+    func stats() async throws -> StoreStats
+
+    /// The newest `limit` refusals, newest first, without their bodies: what a dashboard may show of them.
+    func latestRefusals(limit: Int) async throws -> [RefusalSummary]
+
     /// Lets go of the engine's connections (a pool's, for a server); a no-op for a file.
     func close() async
+}
+
+/// A kept refusal as people may see it: when, why and where, never the body or its signature.
+public struct RefusalSummary: Sendable, Hashable {
+    /// When it arrived, ISO 8601 UTC as stored.
+    public var receivedAt: String
+    /// The verdict's status (`malformed`, `invalid-signature` ...).
+    public var status: String
+    /// The field at fault, when one is.
+    public var field: String?
+    /// The reason, as stored (already bounded and cut by the store).
+    public var reason: String
+    /// The path it was posted to.
+    public var endpoint: String
+
+    /// Makes a summary.
+    public init(receivedAt: String, status: String, field: String?, reason: String, endpoint: String) {
+        self.receivedAt = receivedAt
+        self.status = status
+        self.field = field
+        self.reason = reason
+        self.endpoint = endpoint
+    }
+
+    /// The statement both engines run: the columns of a summary, newest first.
+    public static func statement(limit placeholder: String) -> String {
+        "SELECT received_at, status, field, reason, endpoint FROM \(ExportTable.rejected.rawValue) ORDER BY id DESC LIMIT \(placeholder)"
+    }
 }
 
 extension PostbackReader {

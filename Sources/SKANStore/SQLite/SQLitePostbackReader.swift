@@ -66,6 +66,33 @@ public final class SQLitePostbackReader: PostbackReader {
         try exportNow(table, header: header, each: each)
     }
 
+    public func stats() async throws -> StoreStats { try statsNow() }
+
+    public func latestRefusals(limit: Int) async throws -> [RefusalSummary] { try refusalsNow(limit: limit) }
+
+    private func statsNow() throws -> StoreStats {
+        do {
+            return try database.read { db in
+                StoreStats(counters: try Row.fetchAll(db, sql: "SELECT name, value FROM counters")
+                    .map { (name: $0[0] as String, value: $0[1] as Int) })
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(.readFailed, "cannot count postbacks: \(error)")
+        }
+    }
+
+    private func refusalsNow(limit: Int) throws -> [RefusalSummary] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(db, sql: RefusalSummary.statement(limit: "?"), arguments: [limit]).map { row in
+                    RefusalSummary(receivedAt: row[0], status: row[1], field: row[2], reason: row[3], endpoint: row[4])
+                }
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(.readFailed, "cannot read the refusals: \(error)")
+        }
+    }
+
     private func aggregateNow(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) throws {
         let (sql, arguments) = Self.statement(for: query)
         let keyCount = query.dimensions.count

@@ -1,0 +1,140 @@
+import Foundation
+import Hummingbird
+import Logging
+import Mustache
+import NIOCore
+import SKANReports
+import SKANStore
+
+/// The collector's numbers as pages (`skan dashboard`, or mounted by `skan serve --dashboard-port`): server-rendered
+/// HTML that reads without JavaScript, charts drawn in the browser by Debian's Chart.js, every number from the
+/// store's read side through the same report requests as `skan report`.
+///
+/// Private: it shows business data, so it is served on a listener of its own, on loopback unless a bearer token
+/// guards it (see ``BearerTokenMiddleware``).
+public struct Dashboard: Sendable {
+    /// Where Debian's `libjs-chart.js` puts Chart.js's browser build.
+    public static let debianChartJS = "/usr/share/javascript/chart.js/chart.min.js"
+
+    let reader: any PostbackReader
+    let schema: ConversionSchema?
+    let templates: MustacheLibrary
+    let assets: DashboardAssets
+    /// How many refusals the refused page lists.
+    let latestRefusals = 20
+
+    /// A dashboard over `reader`. Throws when its templates are missing from the installation; a missing Chart.js
+    /// is not an error (pages keep their tables), see ``DashboardAssets/chartJS``.
+    public init(reader: any PostbackReader, schema: ConversionSchema? = nil,
+                chartJS: String = Dashboard.debianChartJS) async throws(DashboardError) {
+        self.reader = reader
+        self.schema = schema
+        assets = try DashboardAssets(chartJS: chartJS)
+        do {
+            templates = try await MustacheLibrary(directory: assets.templates)
+        } catch {
+            throw DashboardError(.installation, "cannot read the dashboard's templates in \(assets.templates): \(error)")
+        }
+    }
+
+    /// Whether charts can be drawn: `false` when Chart.js is not installed (the pages say so).
+    public var hasCharts: Bool { assets.chartJS != nil }
+
+    /// Adds the pages, `/report.csv`, `/live.json` and the assets to `router`.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        for page in DashboardPage.allCases {
+            router.get(RouterPath(page.path)) { request, _ in
+                await self.respond(page: page, query: Self.query(request))
+            }
+        }
+        router.get("/report.csv") { request, _ in await self.csv(query: Self.query(request)) }
+        router.get("/live.json") { _, _ in await self.liveJSON() }
+        router.get("/assets/chart.js") { _, _ in self.asset(self.assets.chartJS, type: "text/javascript") }
+        router.get("/assets/dashboard.js") { _, _ in self.asset(self.assets.script, type: "text/javascript") }
+        router.get("/assets/dashboard.css") { _, _ in self.asset(self.assets.style, type: "text/css") }
+    }
+
+    static func query(_ request: Request) -> [String: String] {
+        var query: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters { query[String(name)] = String(value) }
+        return query
+    }
+
+    // MARK: - Pages
+
+    func respond(page: DashboardPage, query: [String: String]) async -> Response {
+        let view: DashboardView
+        do {
+            view = try DashboardView(query: query)
+        } catch {
+            return Self.text(.badRequest, "dashboard: \(error.reason)\n")
+        }
+        do {
+            let model = try await PageContent.build(page, view: view, reader: reader, schema: schema,
+                                                    latestRefusals: latestRefusals, hasCharts: hasCharts)
+            guard let html = templates.render(model, withTemplate: "page") else {
+                return Self.text(.internalServerError, "dashboard: the page template is missing\n")
+            }
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        } catch {
+            return Self.storeUnavailable(error)
+        }
+    }
+
+    /// Exactly `skan report --format csv` for `by` and the view (with `schema=1`, the dashboard's schema too).
+    func csv(query: [String: String]) async -> Response {
+        let view: DashboardView
+        let fields: [ReportField]
+        do {
+            view = try DashboardView(query: query)
+            fields = try query["by"].flatMap { $0.isEmpty ? nil : $0 }.map { text throws(ReportError) in try ReportField.list(text) } ?? []
+        } catch let error as DashboardError {
+            return Self.text(.badRequest, "dashboard: \(error.reason)\n")
+        } catch {
+            return Self.text(.badRequest, "dashboard: \((error as? ReportError)?.reason ?? "\(error)")\n")
+        }
+        do {
+            let request = try view.request(fields: fields, schema: query["schema"] == "1" ? schema : nil)
+            let report = try await ReportBuilder.run(request, on: reader)
+            var bytes: [UInt8] = []
+            CSVEncoding.appendRecord(report.header, to: &bytes)
+            for row in report.rows { CSVEncoding.appendRecord(report.cells(row), to: &bytes) }
+            return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8", .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        } catch {
+            return Self.storeUnavailable(error)
+        }
+    }
+
+    /// The collector's counters now, for the live page's polling.
+    func liveJSON() async -> Response {
+        do {
+            let stats = try await reader.stats()
+            let json = "{\"at\":\(Int(Date().timeIntervalSince1970 * 1000)),\"postbacks\":\(stats.postbacks),"
+                + "\"refused\":\(stats.rejected + stats.rejectedDropped)}"
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+        } catch {
+            return Self.storeUnavailable(error)
+        }
+    }
+
+    func asset(_ path: String?, type: String) -> Response {
+        guard let path, let data = FileManager.default.contents(atPath: path) else {
+            return Self.text(.notFound, "dashboard: not installed\n")
+        }
+        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "max-age=3600"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func storeUnavailable(_ error: any Error) -> Response {
+        let reason = (error as? StoreError)?.reason ?? (error as? ReportError)?.reason ?? "the store could not be read"
+        return text(.serviceUnavailable, "dashboard: \(reason)\n")
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}

@@ -1,0 +1,81 @@
+import SKANReports
+import SKANStore
+
+/// Builds a page's panels from the store's read side: every number comes from the same report request that
+/// `skan report` makes for the panel's fields and the page's view, so the page and the CSV agree by construction.
+struct PanelBuilder {
+    let reader: any PostbackReader
+    let view: DashboardView
+    let schema: ConversionSchema?
+
+    /// Runs the report for `fields` in this view.
+    func report(_ fields: [ReportField], schema: ConversionSchema? = nil) async throws -> Report {
+        try await ReportBuilder.run(try view.request(fields: fields, schema: schema), on: reader)
+    }
+
+    /// A panel around a report, with its CSV link and command.
+    func panel(_ id: String, _ title: String, note: String, report: Report, chart: ChartSpec?) -> Panel {
+        let fields = report.request.fields
+        var query = view.queryItems
+        if !fields.isEmpty { query.insert(("by", fields.map(\.rawValue).joined(separator: ",")), at: 0) }
+        if report.request.schema != nil { query.append(("schema", "1")) }
+        return Panel(id: id, title: title, note: note, chartJSON: chart?.json, table: PanelTable(report),
+                     csvLink: "/report.csv" + URLQuery.encode(query),
+                     command: view.reportCommand(fields: fields) + (report.request.schema != nil ? " --schema FILE" : ""))
+    }
+
+    /// The totals of the view: one row, or zeros when nothing matches.
+    func totals() async throws -> ReportRow {
+        try await report([]).rows.first ?? ReportRow(keys: [])
+    }
+
+    // MARK: - Charts from reports
+
+    /// Categories from the first field, one series per value of the second, summing `value`.
+    static func matrix(_ report: Report, value: (ReportRow) -> Double, allCategories: [String]? = nil,
+                       seriesName: (String?) -> String = { $0 ?? "(none)" }) -> (labels: [String], series: [(String, [Double])]) {
+        var labels = allCategories ?? []
+        var seriesOrder: [String] = []
+        var cells: [String: [String: Double]] = [:]
+        for row in report.rows {
+            let category = row.keys[0] ?? "(none)"
+            let name = seriesName(row.keys.count > 1 ? row.keys[1] : nil)
+            if !labels.contains(category) { labels.append(category) }
+            if cells[name] == nil { seriesOrder.append(name) }
+            cells[name, default: [:]][category, default: 0] += value(row)
+        }
+        return (labels, seriesOrder.map { name in (name, labels.map { cells[name]?[$0] ?? 0 }) })
+    }
+
+    /// One series over the first field's categories.
+    static func series(_ report: Report, _ name: String, value: (ReportRow) -> Double) -> (labels: [String], values: [Double]) {
+        (report.rows.map { $0.keys[0] ?? "(none)" }, report.rows.map(value))
+    }
+}
+
+/// `?a=b&c=d`, percent-encoded, for the links that keep a view.
+enum URLQuery {
+    static func encode(_ items: [(name: String, value: String)]) -> String {
+        guard !items.isEmpty else { return "" }
+        return "?" + items.map { escape($0.name) + "=" + escape($0.value) }.joined(separator: "&")
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"):
+                out.append(Character(Unicode.Scalar(byte)))
+            default:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import SKANDashboard
+import SKANReports
+
+/// `skan dashboard`: the collector's numbers as pages in a browser.
+struct DashboardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dashboard",
+        abstract: "Serve the stored postbacks as charts and tables in a browser (overview, values, windows, frameworks, refused, live).",
+        discussion: """
+            Pages are server-rendered HTML that read without JavaScript; charts use Chart.js from Debian's \
+            libjs-chart.js (\(Dashboard.debianChartJS)), served by the dashboard itself, never from a CDN. Filters \
+            (from, to, network, campaign, window) live in the URL. Every panel's CSV link returns exactly \
+            skan report --format csv for its fields and the view. On a non-loopback --host a --token-file is required.
+            """
+    )
+
+    @Option(help: "The collector's SQLite database, or a postgres:// URL.")
+    var db = "skan.sqlite"
+
+    @Option(help: "The address to bind (loopback: this machine only; any other needs --token-file).")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port (0 picks a free one).")
+    var port = 8090
+
+    @Option(help: "A file whose first line is the bearer token requests must carry (mode 600).")
+    var tokenFile: String?
+
+    @Option(help: "Conversion value schema CSV, to decode events and revenue (as skan report --schema).")
+    var schema: String?
+
+    @Option(help: "Log level.")
+    var logLevel: LogLevelArgument = .info
+
+    func run() async throws {
+        let location = try StoreLocation(db)
+        let logger = LogSetup.make(label: "skan.dashboard", level: logLevel.level)
+        do {
+            var conversionSchema: ConversionSchema?
+            if let schema {
+                guard let text = try? String(contentsOfFile: schema, encoding: .utf8) else {
+                    throw CLIError("--schema: cannot read \(schema)")
+                }
+                conversionSchema = try ConversionSchema(csv: text, source: schema)
+            }
+            let token = try tokenFile.map { path throws(DashboardError) in try DashboardServer.token(fromFile: path) }
+            try await location.withReader { reader in
+                let dashboard = try await Dashboard(reader: reader, schema: conversionSchema)
+                if !dashboard.hasCharts {
+                    logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); pages show tables only")
+                }
+                let server = try DashboardServer(dashboard: dashboard, host: host, port: port, token: token, logger: logger)
+                let host = host
+                try await server.run { port in
+                    FileHandle.standardOutput.write(Data("skan dashboard: http://\(host):\(port)/\n".utf8))
+                }
+            }
+        } catch let error as DashboardError {
+            throw CLIError(error.reason)
+        } catch let error as ReportError {
+            throw CLIError(error.reason)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import SKANDashboard
+import SKANReports
+import SKANStore
+import Testing
+@testable import SKANDashboard
+
+@Suite("Dashboard: views, access and routes")
+struct DashboardTests {
+    @Test("a URL view: empty values are unset; bad windows, stacks and dates are named")
+    func view() throws {
+        let view = try DashboardView(query: ["from": "2026-03-01", "to": "", "network": "a.skadnetwork", "window": "1"])
+        #expect(view.to == nil && view.from == "2026-03-01")
+        #expect(view.filters == [ReportFilter(.adNetwork, equals: "a.skadnetwork"), ReportFilter(.window, equals: "1")])
+        #expect(view.reportCommand(fields: [.day]) == "skan report --by day --from 2026-03-01 --where ad-network=a.skadnetwork --where window=1 --format csv")
+        for (query, reason) in [(["window": "3"], "window must be 0, 1 or 2, got \"3\""),
+                                (["stack": "app"], "stack must be network or campaign, got \"app\""),
+                                (["from": "2026-02-30"], "from must be a real day, got \"2026-02-30\""),
+                                (["from": "2026-03-02", "to": "2026-03-01"], "from 2026-03-02 is after to 2026-03-01")] {
+            #expect(throws: DashboardError.self) { try DashboardView(query: query) }
+            do { _ = try DashboardView(query: query) } catch { #expect(error.reason == reason) }
+        }
+    }
+
+    @Test("numbers for people: thousands separators, decimals and signs kept, text untouched")
+    func numbers() {
+        #expect(NumberText.grouped("1234567") == "1,234,567")
+        #expect(NumberText.grouped("999") == "999")
+        #expect(NumberText.grouped("-1234.50") == "-1,234.50")
+        #expect(NumberText.grouped("0.0557") == "0.0557")
+        #expect(NumberText.grouped("adnet1") == "adnet1")
+    }
+
+    @Test("chart JSON never carries a raw < into the page's script element")
+    func chartJSON() {
+        let spec = ChartSpec(kind: .bar, stacked: true, labels: ["</script><b>"], series: [("x<y", [1, 2.5])], axis: "a")
+        #expect(!spec.json.contains("<"))
+        #expect(spec.json.contains("\\u003c/script>"))
+    }
+
+    @Test("only loopback may go without a token; a token file must be private and long enough")
+    func access() throws {
+        #expect(DashboardServer.isLoopback("127.0.0.1") && DashboardServer.isLoopback("::1") && !DashboardServer.isLoopback("0.0.0.0"))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-token-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("token").path
+        try "0123456789abcdef0123\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        #expect(throws: DashboardError.self) { try DashboardServer.token(fromFile: file) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        #expect(try DashboardServer.token(fromFile: file) == "0123456789abcdef0123")
+        try "short\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        #expect(throws: DashboardError.self) { try DashboardServer.token(fromFile: file) }
+    }
+
+    @Test("with a token: 401 without it, 200 with the bearer header, and /login sets a cookie that works")
+    func bearer() async throws {
+        let router = Router()
+        router.add(middleware: BearerTokenMiddleware(token: "0123456789abcdef"))
+        router.get("/") { _, _ in "page" }
+        let app = Application(router: router)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/", method: .get) { response in #expect(response.status == .unauthorized) }
+            try await client.execute(uri: "/", method: .get, headers: [.authorization: "Bearer 0123456789abcdeF"]) { response in
+                #expect(response.status == .unauthorized)
+            }
+            try await client.execute(uri: "/", method: .get, headers: [.authorization: "Bearer 0123456789abcdef"]) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/login?token=wrong", method: .get) { response in #expect(response.status == .unauthorized) }
+            let cookie = try await client.execute(uri: "/login?token=0123456789abcdef", method: .get) { response in
+                #expect(response.status == .seeOther)
+                return response.headers[.setCookie] ?? ""
+            }
+            #expect(cookie.contains("HttpOnly"))
+            let pair = String(cookie.split(separator: ";")[0])
+            try await client.execute(uri: "/", method: .get, headers: [.cookie: "other=1; " + pair]) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+}
