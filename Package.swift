@@ -100,6 +100,7 @@ let package = Package(
             name: "SKANSigner",
             dependencies: [
                 "SKANCore",
+                "SKANStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -212,7 +213,7 @@ let package = Package(
         .testTarget(
             name: "SKANSignerTests",
             dependencies: [
-                "SKANSigner", "SKANCore",
+                "SKANSigner", "SKANCore", "SKANStore", "SKANStorePostgres", "SKANTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

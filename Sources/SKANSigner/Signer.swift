@@ -6,6 +6,7 @@ import NIOCore
 import Prometheus
 import ServiceLifecycle
 import SKANCore
+import SKANStore
 import UnixSignals
 
 /// The impression signer as an HTTP service (`skan signer`): ad servers post the impressions they are about to
@@ -24,9 +25,21 @@ public struct Signer: Sendable {
     let makeNonce: @Sendable () -> UUID
     let logger: Logger
     let registry = PrometheusCollectorRegistry()
+    /// The web-ad exchange, when a store for registered ads was given.
+    let webAds: WebAdExchange?
+    /// Where Safari's `get-signed-payload` is served (public), when it is.
+    public var publicHost: String
+    /// Its port; `nil` serves no public listener.
+    public var publicPort: Int?
 
     /// A signer holding `keys`.
+    ///
+    /// With `webAdStore`, `POST /v1/web-ads` registers web ads there for `webAdLifetime` seconds, and Safari's
+    /// `POST /.well-known/skadnetwork/get-signed-payload` is served on `publicHost:publicPort` (device-facing,
+    /// so never on the signing port).
     public init(keys: SignerKeys, host: String = "127.0.0.1", port: Int = 8081, logger: Logger,
+                webAdStore: (any WebAdStore)? = nil, webAdLifetime: TimeInterval = 86_400,
+                publicHost: String = "0.0.0.0", publicPort: Int? = nil,
                 now: @escaping @Sendable () -> Date = Date.init, makeNonce: @escaping @Sendable () -> UUID = UUID.init) {
         self.keys = keys
         self.host = host
@@ -34,6 +47,9 @@ public struct Signer: Sendable {
         self.logger = logger
         self.now = now
         self.makeNonce = makeNonce
+        self.publicHost = publicHost
+        self.publicPort = publicPort
+        webAds = webAdStore.map { WebAdExchange(store: $0, keys: keys, lifetime: webAdLifetime, now: now, makeNonce: makeNonce) }
     }
 
     /// Adds the signer's routes to `router`, so that it can be mounted on a listener of its own or beside another
@@ -55,12 +71,32 @@ public struct Signer: Sendable {
             if reply.status == 204 { return Response(status: .noContent) }
             return Self.json(HTTPResponse.Status(code: reply.status), reply.body)
         }
+        if let webAds {
+            router.post("/v1/web-ads") { request, _ -> Response in
+                let body = try await request.body.collect(upTo: 64 << 10)
+                let reply = await webAds.register(Array(body.readableBytesView))
+                if reply.status == 200 { signed.increment() } else { refused.increment() }
+                return Self.json(HTTPResponse.Status(code: reply.status), reply.body)
+            }
+        }
         router.get("/v1/keys") { _, _ in Self.json(.ok, keys.publicKeysJSON) }
         router.get("/healthz") { _, _ in Self.json(.ok, #"{"status":"ok"}"#) }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: ResponseBody(byteBuffer: ByteBuffer(string: registry.emitToString())))
         }
+    }
+
+    /// Adds the device-facing route, Safari's request for a web ad's signed payload, to `router` (a public
+    /// listener of its own, or the collector's).
+    public func addPublicRoutes<Context: RequestContext>(to router: Router<Context>) {
+        guard let webAds else { return }
+        router.post("/.well-known/skadnetwork/get-signed-payload") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 16 << 10)
+            let reply = await webAds.signedPayload(Array(body.readableBytesView))
+            return Self.json(HTTPResponse.Status(code: reply.status), reply.body)
+        }
+        router.get("/healthz") { _, _ in Self.json(.ok, #"{"status":"ok"}"#) }
     }
 
     /// Signs a body's impressions, or refuses the whole body naming the request and the field.
@@ -105,16 +141,28 @@ public struct Signer: Sendable {
     }
 
     /// Serves until SIGINT or SIGTERM; `onServerRunning` receives the bound port.
-    public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    /// Serves until SIGINT or SIGTERM; `onServerRunning` receives the bound port, `onPublicRunning` the public one.
+    public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+                    onPublicRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let router = Router()
         addRoutes(to: router)
-        let application = Application(
+        var services: [any Service] = [Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
-            logger: logger)
+            logger: logger)]
+        if let publicPort, let webAds {
+            let publicRouter = Router()
+            addPublicRoutes(to: publicRouter)
+            services.append(Application(
+                router: publicRouter,
+                configuration: ApplicationConfiguration(address: .hostname(publicHost, port: publicPort), serverName: nil),
+                onServerRunning: { channel in await onPublicRunning(channel.localAddress?.port ?? 0) },
+                logger: logger))
+            services.append(ExpiredWebAds(store: webAds.store, now: now, logger: logger))
+        }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [application], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

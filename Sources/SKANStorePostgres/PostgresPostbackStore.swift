@@ -64,26 +64,7 @@ public final class PostgresPostbackStore: PostbackStore {
 
     /// Runs the migrations the database has not recorded, in one transaction holding an advisory lock.
     public func migrate() async throws(StoreError) {
-        let logger = pool.logger
-        try await pool.run(.migrationFailed, "cannot bring the PostgreSQL schema up to date at \(location)", seconds: 60) { client in
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
-                try await connection.query("""
-                    CREATE TABLE IF NOT EXISTS skan_migrations (
-                        id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
-                    """, logger: logger)
-                var applied: Set<String> = []
-                for try await id in try await connection.query("SELECT id FROM skan_migrations", logger: logger).decode(String.self) {
-                    applied.insert(id)
-                }
-                for migration in PostgresSchema.migrations where !applied.contains(migration.id) {
-                    for statement in migration.sql {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query("INSERT INTO skan_migrations (id) VALUES (\(migration.id))", logger: logger)
-                }
-            }
-        }
+        try await PostgresSchema.migrate(pool, location: location)
     }
 
     /// The migrations the database has recorded, in order.

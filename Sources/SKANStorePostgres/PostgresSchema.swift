@@ -1,6 +1,7 @@
+import PostgresNIO
 import SKANStore
 
-/// The PostgreSQL schema as numbered migrations, recorded in `skan_migrations`. ``migrate(on:)`` runs them in
+/// The PostgreSQL schema as numbered migrations, recorded in `skan_migrations`. ``migrate(_:location:)`` runs them in
 /// one transaction under an advisory lock, so collectors that start together migrate once: the others wait for
 /// the lock and then find nothing left to do.
 enum PostgresSchema {
@@ -42,7 +43,44 @@ enum PostgresSchema {
             )
             """,
         ]),
+        ("0004-web-ads", [
+            // Web ads registered before they are served (PostgresWebAdStore); expiry in milliseconds since 1970.
+            """
+            CREATE TABLE web_ads (
+                nonce text PRIMARY KEY,
+                source_domain text NOT NULL,
+                response text NOT NULL,
+                expires_at bigint NOT NULL
+            )
+            """,
+            "CREATE INDEX web_ads_expires_at ON web_ads (expires_at)",
+        ]),
     ]
+
+    /// Applies the migrations the database has not recorded, in one transaction under an advisory lock, so that
+    /// collectors and signers starting together apply each exactly once.
+    static func migrate(_ pool: PostgresPool, location: String) async throws(StoreError) {
+        let logger = pool.logger
+        try await pool.run(.migrationFailed, "cannot bring the PostgreSQL schema up to date at \(location)", seconds: 60) { client in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+                try await connection.query("""
+                    CREATE TABLE IF NOT EXISTS skan_migrations (
+                        id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                    """, logger: logger)
+                var applied: Set<String> = []
+                for try await id in try await connection.query("SELECT id FROM skan_migrations", logger: logger).decode(String.self) {
+                    applied.insert(id)
+                }
+                for migration in migrations where !applied.contains(migration.id) {
+                    for statement in migration.sql {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    try await connection.query("INSERT INTO skan_migrations (id) VALUES (\(migration.id))", logger: logger)
+                }
+            }
+        }
+    }
 
     /// `postbacks` as ``PostbackTable`` describes it (PostgreSQL arrived with the table in this shape; a column
     /// added to the description later comes with a migration of its own). The unique key leads with

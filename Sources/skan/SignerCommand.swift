@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import SKANCore
 import SKANSigner
+import SKANStore
+import Synchronization
 
 /// `skan signer`: signs impressions over HTTP for the network's ad servers.
 struct SignerCommand: AsyncParsableCommand {
@@ -15,7 +17,11 @@ struct SignerCommand: AsyncParsableCommand {
             source-domain, fidelity-type, nonce, timestamp, format; "format": "aak" for an AdAttributionKit impression), \
             and answers what skan sign prints for each, in order; a bad request is a 400 naming its index and field, \
             and nothing is signed. GET /v1/keys lists the public keys, GET /healthz and GET /metrics as the collector. \
-            It signs for anyone who can reach it: keep it on loopback or a private network.
+            It signs for anyone who can reach it: keep it on loopback or a private network. \
+            Web ads: POST /v1/web-ads registers a 4.0 web ad (ad-network-id, source-identifier, itunes-item-id, \
+            source-domain) and returns its nonce for the ad link; Safari's POST \
+            /.well-known/skadnetwork/get-signed-payload is answered on --public-port (device-facing) from the store \
+            (--db; without it, memory, lost on restart) until --web-ad-ttl has passed.
             """
     )
 
@@ -28,6 +34,18 @@ struct SignerCommand: AsyncParsableCommand {
 
     @Option(help: "The port (0 picks a free one).")
     var port = 8081
+
+    @Option(help: "Where registered web ads are kept: a SQLite file or a postgres:// URL (default: memory, lost on restart).")
+    var db: String?
+
+    @Option(help: "The port for Safari's get-signed-payload requests (device-facing; none when not given).")
+    var publicPort: Int?
+
+    @Option(help: "The address of the public listener.")
+    var publicHost = "0.0.0.0"
+
+    @Option(help: "Seconds a registered web ad is served to Safari.")
+    var webAdTtl = 86_400
 
     @Option(help: "Log level.")
     var logLevel: LogLevelArgument = .info
@@ -44,9 +62,41 @@ struct SignerCommand: AsyncParsableCommand {
             keys.add(try KeyFiles.privateKeyKeptSecret(path, option: "--key"), network: network)
         }
         let logger = LogSetup.make(label: "skan.signer", level: logLevel.level)
-        let host = host
-        try await Signer(keys: keys, host: host, port: port, logger: logger).run { port in
-            FileHandle.standardOutput.write(Data("skan signer: listening on http://\(host):\(port)\n".utf8))
+        guard webAdTtl > 0 else { throw CLIError("--web-ad-ttl must be a positive number of seconds, got \(webAdTtl)") }
+        let store: any WebAdStore = try db.map { text throws(CLIError) in try StoreLocation(text).openWebAdStore() } ?? MemoryWebAdStore()
+        do {
+            try await store.migrate()
+        } catch {
+            throw CLIError("--db: \(error.reason)")
         }
+        let (host, publicHost) = (host, publicHost)
+        let signer = Signer(keys: keys, host: host, port: port, logger: logger, webAdStore: store,
+                            webAdLifetime: TimeInterval(webAdTtl), publicHost: publicHost, publicPort: publicPort)
+        // Both lines once both listeners are up, private first, whichever binds first.
+        let bound = Mutex<(signing: Int?, public: Int?)>((nil, publicPort == nil ? 0 : nil))
+        let announce: @Sendable () -> Void = {
+            let ready = bound.withLock { ports -> (Int, Int)? in
+                guard let signing = ports.signing, let open = ports.public else { return nil }
+                ports = (nil, nil)
+                return (signing, open)
+            }
+            guard let (signing, open) = ready else { return }
+            var text = "skan signer: listening on http://\(host):\(signing)\n"
+            if open != 0 { text += "skan signer: web-ad payloads for Safari on http://\(publicHost):\(open)\n" }
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+        do {
+            try await signer.run(onServerRunning: { port in
+                bound.withLock { $0.signing = port }
+                announce()
+            }, onPublicRunning: { port in
+                bound.withLock { $0.public = port }
+                announce()
+            })
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try? await store.close()
     }
 }

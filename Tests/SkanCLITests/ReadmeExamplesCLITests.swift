@@ -15,8 +15,8 @@ extension CommandLineSuites {
 ///   a printed line's CR before its LF (CSV's line end) is dropped, as a terminal shows none.
     /// - A command ending in ` &` is a server (`skan serve`): it runs in the background, its output is compared
     ///   once it has printed as many lines as the README shows under it, and it is stopped (SIGTERM) at the end of
-    ///   its block. In such a block the port 8080 is replaced everywhere by a free port, since 8080 may be taken on
-    ///   the machine running the tests.
+    ///   its block. In such a block the ports 8080 and 8443 are replaced everywhere by free ports, since they may be
+    ///   taken on the machine running the tests.
     ///
     /// Every block runs in order in one bash session, in a new folder holding links to the package's Keys/ and
     /// Samples/, with the built `skan` first on PATH and TMPDIR inside the folder (so `skan demo` leaves nothing
@@ -42,8 +42,8 @@ extension CommandLineSuites {
             let tmp = folder.appendingPathComponent("tmp")
             try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
 
-            let port = try ReadmeExamples.freePort()
-            let script = ReadmeExamples.script(for: blocks, port: port)
+            let ports = ["8080": try ReadmeExamples.freePort(), "8443": try ReadmeExamples.freePort()]
+            let script = ReadmeExamples.script(for: blocks, ports: ports)
             let output = try await SkanProcess.offThread {
                 try ReadmeExamples.runBash(script, in: folder, tmp: tmp, timeout: 600)
             }
@@ -51,7 +51,7 @@ extension CommandLineSuites {
             var index = 0
             for block in blocks {
                 for command in block.commands {
-                    let expected = block.runsServer ? command.expected.map { $0.replacingOccurrences(of: "8080", with: "\(port)") }
+                    let expected = block.runsServer ? command.expected.map { ReadmeExamples.localize($0, ports: ports) }
                                                     : command.expected
                     let actual = index < printed.count ? printed[index] : ["(the session stopped before this command ran)"]
                     let mismatch = ReadmeExamples.firstMismatch(expected: expected, actual: actual)
@@ -171,12 +171,17 @@ enum ReadmeExamples {
 
     /// One bash script for every block: before each command a marker line (ASCII record separator and its number)
     /// so the output can be split per command, keeping `$?` from the command before for `echo $?`.
-    static func script(for blocks: [Block], port: Int) -> String {
+    /// `text` with the README's example ports replaced by the free ones.
+    static func localize(_ text: String, ports: [String: Int]) -> String {
+        ports.reduce(text) { text, port in text.replacingOccurrences(of: port.key, with: "\(port.value)") }
+    }
+
+    static func script(for blocks: [Block], ports: [String: Int]) -> String {
         var script = "exec 2>&1\nservers=\n"
         var number = 0
         for block in blocks {
             for command in block.commands {
-                let text = block.runsServer ? command.text.replacingOccurrences(of: "8080", with: "\(port)") : command.text
+                let text = block.runsServer ? localize(command.text, ports: ports) : command.text
                 script += "status=$?; printf '\\n\\036%d\\n' \(number); (exit $status)\n"
                 if command.background {
                     let log = ".readme-server-\(number).out"

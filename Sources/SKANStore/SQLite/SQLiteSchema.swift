@@ -125,6 +125,19 @@ enum SQLiteSchema {
                 ALTER TABLE postbacks_new RENAME TO postbacks;
                 """)
         }
+        migrator.registerMigration("0005-web-ads") { db in
+            // Web ads registered before they are served (SQLiteWebAdStore); the expiry is in milliseconds since
+            // 1970 and indexed, so the periodic clean-up and the expired check read only what they need.
+            try db.execute(sql: """
+                CREATE TABLE web_ads (
+                    nonce TEXT PRIMARY KEY,
+                    source_domain TEXT NOT NULL,
+                    response TEXT NOT NULL,
+                    expires_at INTEGER NOT NULL
+                );
+                CREATE INDEX web_ads_expires_at ON web_ads (expires_at);
+                """)
+        }
         return migrator
     }
 }

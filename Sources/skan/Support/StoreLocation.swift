@@ -54,6 +54,20 @@ enum StoreLocation {
         }
     }
 
+    /// The store of registered web ads (`skan signer --db`), its schema not yet touched.
+    func openWebAdStore() throws(CLIError) -> any WebAdStore {
+        switch self {
+        case .sqlite(let path):
+            do {
+                return try SQLiteWebAdStore(path: path)
+            } catch {
+                throw CLIError(error.reason)
+            }
+        case .postgres(let configuration):
+            return PostgresWebAdStore(configuration)
+        }
+    }
+
     /// The read side, for reports and exports.
     func openReader() async throws(CLIError) -> any PostbackReader {
         switch self {
