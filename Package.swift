@@ -231,7 +231,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SkanCLITests",
-            dependencies: ["skan", "SKANCore"],
+            dependencies: ["skan", "SKANCore", "SKANTestSupport"],
             // Compared by the tests, not bundled.
             exclude: ["Golden"],
             swiftSettings: strict

@@ -96,10 +96,15 @@ struct DemoCommand: AsyncParsableCommand {
             await reader.close()
             throw CLIError(error.reason)
         }
+        // A postgres:// database is not in the folder: the closing lines name it where it is.
+        let databaseLine = switch location {
+        case .sqlite: "  skan.sqlite        the collector's database (try: skan report --db \(location.display) --by day --format table)"
+        case .postgres: "  (the collector's database is \(location.display); try: skan report --db \(location.display) --by day --format table)"
+        }
         print("""
 
             left behind in \(folder.path):
-              skan.sqlite        the collector's database (try: skan report --db \(location.display) --by day --format table)
+            \(databaseLine)
               postbacks.jsonl    what the devices sent, in send-time order (try: skan verify --trust-key Keys/test/simulated-apple-p256-public-key.pem \(postbacksPath))
               report.csv         the report above as CSV
             """)

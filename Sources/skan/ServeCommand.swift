@@ -106,7 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
 
 /// How the store is opened, shared by `serve` and `ingest`.
 struct StorageOptions: ParsableArguments {
-    @Option(help: "full: every commit survives power loss (fsync per batch); normal: survives a process crash only.")
+    @Option(help: "SQLite: full, every commit survives power loss (fsync per batch); normal, survives a process crash only. PostgreSQL commits as its own synchronous_commit says; this option does not apply.")
     var durability: SQLiteDurability = .full
 
     @Option(help: "Refused postbacks kept at most; older ones are dropped and counted.")
