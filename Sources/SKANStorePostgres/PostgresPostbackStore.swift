@@ -118,13 +118,31 @@ public final class PostgresPostbackStore: PostbackStore {
         }
     }
 
-    /// Stops the cap's job and closes the pool's connections; later calls fail with ``StoreErrorDomain`` `closed`.
+    /// Stops the cap's job, folds this collector's counter rows into the shared row (`collector` empty), and closes
+    /// the pool's connections; later calls fail with ``StoreErrorDomain`` `closed`.
+    ///
+    /// Each collector counts in rows of its own, named afresh at each start, so that the fleet's commits do not queue
+    /// on one row; without the fold every restart would leave a set of rows behind. Only this collector writes its
+    /// rows, so moving them is race-free; a collector that was killed leaves its rows, which still sum correctly.
     public func close() async throws(StoreError) {
         let job = capJob.withLock { job in
             defer { job = nil }
             return job
         }
         job?.cancel()
+        let (logger, collector) = (pool.logger, collectorName)
+        do {
+            try await pool.run(.writeFailed, "cannot fold the counters of \(collector)") { client in
+                try await client.query("""
+                    WITH mine AS (DELETE FROM stat_counters WHERE collector = \(collector) RETURNING name, value)
+                    INSERT INTO stat_counters (collector, name, value) SELECT '', name, sum(value) FROM mine GROUP BY name
+                    ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value
+                    """, logger: logger)
+            }
+        } catch {
+            // The rows stay as they are and still sum to the right counts: a fold is tidiness, not correctness.
+            logger.warning("cannot fold the counters on close", metadata: ["code": "\(error.code)"])
+        }
         await pool.close()
     }
 }

@@ -67,6 +67,26 @@ struct PostgresStoreTests {
         #expect(columns == expected)
     }
 
+    @Test("a collector that stops folds its counter rows into the shared row: restarts leave no pile of rows")
+    func countersFoldOnClose() async throws {
+        let server = try #require(PostgresTestServer.shared)
+        let url = try server.makeDatabase()
+        let configuration = try PostgresStoreConfiguration(url: url)
+        for round in 0..<3 {
+            let store = PostgresPostbackStore(configuration)
+            try await store.migrate()
+            let entries = (0..<5).map { _ in SQLitePostbackStoreTests.accepted(TestPostbacks.verified()) }
+            _ = try await store.write(entries)
+            #expect(try await store.stats().postbacks == 5 * (round + 1))
+            try await store.close()
+        }
+        let collectors = try server.psql(url, "SELECT count(DISTINCT collector) FROM stat_counters")
+        #expect(collectors.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        let store = PostgresPostbackStore(configuration)
+        #expect(try await store.stats().postbacks == 15)
+        try await store.close()
+    }
+
     @Test("fails promptly with a StoreError, and reports unhealthy, when no server answers")
     func unreachable() async throws {
         // A port nothing listens on: the one of a server that was started and removed.
