@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import SKANStore
+import SKANStorePostgres
 import Synchronization
 import Testing
 
@@ -20,6 +21,30 @@ struct CrashRecoveryTests {
     func sigkill() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-kill-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let ids = try await Self.loadAndKill(database: path)
+        #expect(ids.count >= 300)
+        let second = try ServerProcess(binary: Self.binary, database: path)
+        let store = try await SQLitePostbackStore.open(path: path)
+        var missing: [String] = []
+        for id in ids where try await store.postbacks(transactionID: id).isEmpty { missing.append(id) }
+        try await store.close()
+        #expect(missing.isEmpty, "lost \(missing.count) of \(ids.count) acknowledged postbacks")
+        // A read on the server opens its pool's read-only connections, the case that used to leave the WAL behind.
+        let stats = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(second.port)/stats"),
+                                                        timeout: .seconds(5))
+        #expect(stats.status == .ok)
+        _ = try await stats.body.collect(upTo: 4096)
+        second.kill(SIGTERM)
+        await second.waitUntilExit()
+        #expect(second.exitStatus == 0)
+        // Closed cleanly: the database is whole in its file, with no WAL or shared-memory file beside it.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
+    }
+
+    /// Starts `skan serve --db database`, posts 6,000 distinct postbacks from 16 workers, kills the server with
+    /// SIGKILL once 300 were acknowledged, and returns the transaction ids it answered `accepted` for.
+    static func loadAndKill(database path: String) async throws -> [String] {
         let acknowledged = Acknowledged()
         let bodies = (0..<6000).map { _ in TestPostbacks.postback() }
 
@@ -53,25 +78,22 @@ struct CrashRecoveryTests {
         await first.waitUntilExit()
         #expect(first.terminationSignal == SIGKILL)
 
-        let ids = acknowledged.ids.withLock { $0 }
+        return acknowledged.ids.withLock { $0 }
+    }
+
+    @Test("on PostgreSQL: every acknowledged postback is a row after SIGKILL under load",
+          .enabled(if: isBuilt && PostgresTestServer.isAvailable, "needs the skan binary and the PostgreSQL test server"),
+          .timeLimit(.minutes(1)))
+    func sigkillPostgres() async throws {
+        let server = try #require(PostgresTestServer.shared)
+        let url = try server.makeDatabase()
+        let ids = try await Self.loadAndKill(database: url)
         #expect(ids.count >= 300)
-        let second = try ServerProcess(binary: Self.binary, database: path)
-        let store = try await SQLitePostbackStore.open(path: path)
+        let store = PostgresPostbackStore(try PostgresStoreConfiguration(url: url))
         var missing: [String] = []
         for id in ids where try await store.postbacks(transactionID: id).isEmpty { missing.append(id) }
         try await store.close()
         #expect(missing.isEmpty, "lost \(missing.count) of \(ids.count) acknowledged postbacks")
-        // A read on the server opens its pool's read-only connections, the case that used to leave the WAL behind.
-        let stats = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(second.port)/stats"),
-                                                        timeout: .seconds(5))
-        #expect(stats.status == .ok)
-        _ = try await stats.body.collect(upTo: 4096)
-        second.kill(SIGTERM)
-        await second.waitUntilExit()
-        #expect(second.exitStatus == 0)
-        // Closed cleanly: the database is whole in its file, with no WAL or shared-memory file beside it.
-        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
-        #expect(!FileManager.default.fileExists(atPath: path + "-shm"))
     }
 }
 
