@@ -98,11 +98,13 @@ public struct Collector: Sendable {
     /// the writer (everything queued commits), then the store (closed last). A graceful shutdown that outlasts the
     /// configuration's shutdown timeout is cut short: the group cancels the services, closing the connections of
     /// clients still sending.
-    func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [],
+    /// `beside` are more services of the application's (a dashboard on its own listener): they start after the
+    /// collector's server and stop before it.
+    func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [], beside: [any Service] = [],
                       onServerRunning: @escaping @Sendable (Int) async -> Void) -> ServiceGroup {
         var group = ServiceGroupConfiguration(
             services: [StoreService(store: store), WriterService(writer: writer),
-                       application(onServerRunning: onServerRunning)],
+                       application(onServerRunning: onServerRunning)] + beside,
             gracefulShutdownSignals: gracefulShutdownSignals,
             logger: logger)
         group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
@@ -111,8 +113,10 @@ public struct Collector: Sendable {
 
     /// Serves until SIGINT or SIGTERM, then lets in-flight requests finish, commits what they queued, and closes
     /// the store.
-    public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws(CollectorError) {
-        let group = serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], onServerRunning: onServerRunning)
+    /// the store. `beside` runs in the same group (see ``serviceGroup(gracefulShutdownSignals:beside:onServerRunning:)``).
+    public func run(beside: [any Service] = [],
+                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws(CollectorError) {
+        let group = serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], beside: beside, onServerRunning: onServerRunning)
         do {
             try await group.run()
         } catch let error as CollectorError {

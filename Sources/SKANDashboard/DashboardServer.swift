@@ -13,11 +13,12 @@ public struct DashboardServer: Sendable {
     let token: String?
     let logger: Logger
 
-    /// Checks the access rule before anything listens.
-    public init(dashboard: Dashboard, host: String, port: Int, token: String?, logger: Logger) throws(DashboardError) {
+    /// Checks the access rule before anything listens; `options` name the command's own options in the error.
+    public init(dashboard: Dashboard, host: String, port: Int, token: String?, logger: Logger,
+                options: (host: String, token: String) = ("--host", "--token-file")) throws(DashboardError) {
         if token == nil && !Self.isLoopback(host) {
-            throw DashboardError(.access, "--host \(host) is not a loopback address: the dashboard shows business data, "
-                                 + "so give it --token-file FILE (requests then need Authorization: Bearer TOKEN)")
+            throw DashboardError(.access, "\(options.host) \(host) is not a loopback address: the dashboard shows business "
+                                 + "data, so give it \(options.token) FILE (requests then need Authorization: Bearer TOKEN)")
         }
         self.dashboard = dashboard
         self.host = host

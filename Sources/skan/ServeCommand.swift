@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import SKANCollector
 import SKANCore
+import SKANDashboard
+import ServiceLifecycle
 import SKANStore
 
 /// `skan serve`: the collector, receiving postbacks over HTTP.
@@ -61,6 +63,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a graceful shutdown (SIGTERM, SIGINT) may take before slow clients are cut off.")
     var shutdownTimeout: Double = 10
 
+    @Option(help: "Also serve the dashboard (skan dashboard's pages) on this port, a listener of its own (never the postback port).")
+    var dashboardPort: Int?
+
+    @Option(help: "The dashboard listener's address (loopback: this machine only; any other needs --dashboard-token-file).")
+    var dashboardHost = "127.0.0.1"
+
+    @Option(help: "A file whose first line is the bearer token the dashboard requires (mode 600).")
+    var dashboardTokenFile: String?
+
     func run() async throws {
         let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
         let verifier = AttributionVerifier(keyRing: try keys.keyRing())
@@ -91,16 +102,43 @@ struct ServeCommand: AsyncParsableCommand {
             throw CLIError(error.reason)
         }
         let host = host
-        let db = try StoreLocation(db).display
+        let location = try StoreLocation(db)
+        let db = location.display
+        var beside: [any Service] = []
+        var reader: (any PostbackReader)?
+        if let dashboardPort {
+            // The reader needs the schema: migrate now (the collector's own migration then finds nothing to do).
+            do { try await store.migrate() } catch { throw CLIError(error.reason) }
+            let opened = try await location.openReader()
+            reader = opened
+            do {
+                let token = try dashboardTokenFile.map { path throws(DashboardError) in try DashboardServer.token(fromFile: path) }
+                let dashboard = try await Dashboard(reader: opened)
+                if !dashboard.hasCharts {
+                    logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); the dashboard shows tables only")
+                }
+                let dashboardHost = dashboardHost
+                beside.append(try DashboardServer(dashboard: dashboard, host: dashboardHost, port: dashboardPort, token: token,
+                                                  logger: logger, options: ("--dashboard-host", "--dashboard-token-file"))
+                    .application { port in
+                    FileHandle.standardOutput.write(Data("skan serve: dashboard on http://\(dashboardHost):\(port)/\n".utf8))
+                })
+            } catch {
+                await opened.close()
+                throw CLIError(error.reason)
+            }
+        }
         do {
-            try await collector.run { port in
+            try await collector.run(beside: beside) { port in
                 // A line a script (and the SIGKILL test) can wait for and read the port from.
                 // Written straight to the descriptor so that it is not held in stdio's buffer when piped.
                 FileHandle.standardOutput.write(Data("skan serve: listening on http://\(host):\(port) (database \(db))\n".utf8))
             }
         } catch {
+            await reader?.close()
             throw CLIError(error.reason, exitCode: .failure)
         }
+        await reader?.close()
     }
 }
 

@@ -121,6 +121,27 @@ extension CommandLineSuites {
         }
     }
 
+    @Suite("Dashboard beside the collector")
+    struct ServeDashboardCLITests {
+        @Test("skan serve --dashboard-port serves the pages on their own listener, not on the postback port")
+        func mounted() async throws {
+            let folder = try SkanProcess.makeTemporaryFolder("skan-serve-dashboard")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let db = folder.appendingPathComponent("new.sqlite").path
+            let server = try DashboardProcess(["serve", "--db", db, "--port", "0", "--dashboard-port", "0", "--log-level", "warning"],
+                                              marker: "skan serve: dashboard on")
+            defer { server.stop() }
+            let page = try DashboardBrowserCLITests.fetch(server.url + "/")
+            #expect(page.status == 200 && page.body.contains("data-tile=\"postbacks\">0<"))
+            let csv = try DashboardBrowserCLITests.fetch(server.url + "/report.csv?by=window")
+            #expect(csv.status == 200 && csv.body.hasPrefix("postback_window,postbacks"))
+            #expect(try DashboardBrowserCLITests.fetch(server.url + "/postbacks").status == 404)
+            let refused = try await SkanProcess.run(["serve", "--db", db, "--port", "0", "--dashboard-port", "0",
+                                                     "--dashboard-host", "0.0.0.0"])
+            #expect(refused.status != 0 && refused.stderr.contains("--dashboard-token-file"), "\(refused.stderr)")
+        }
+    }
+
     @Suite("Dashboard browser setup")
     struct DashboardBrowserSetupCLITests {
         @Test("the browser suite runs, or says why it was skipped; SKAN_REQUIRE_BROWSER=1 makes a skip a failure")
@@ -138,7 +159,8 @@ final class DashboardProcess: Sendable {
     let url: String
     private let process: Process
 
-    init(_ arguments: [String]) throws {
+    /// Starts `skan arguments` and waits for the line holding `marker`, whose `http://…` address becomes ``url``.
+    init(_ arguments: [String], marker: String = "skan dashboard:") throws {
         let process = Process()
         process.executableURL = SkanProcess.binary
         process.arguments = arguments
@@ -147,19 +169,19 @@ final class DashboardProcess: Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // "skan dashboard: http://127.0.0.1:PORT/" once it listens.
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
+        // "skan dashboard: http://127.0.0.1:PORT/" (or the marker's line) once it listens.
+        var text = ""
+        while !(text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains { $0.contains(marker) }) {
             let chunk = out.fileHandleForReading.availableData
             if chunk.isEmpty { break }
-            line += chunk
+            text += String(decoding: chunk, as: UTF8.self)
         }
-        let text = String(decoding: line, as: UTF8.self)
-        guard let start = text.range(of: "http://") else {
+        let line = text.split(separator: "\n").first { $0.contains(marker) }.map(String.init) ?? ""
+        guard let start = line.range(of: "http://") else {
             process.terminate()
             throw HeadlessBrowser.SetupFailure(reason: "skan dashboard did not start: \(text)")
         }
-        url = String(text[start.lowerBound...].prefix { !$0.isNewline }).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        url = String(line[start.lowerBound...].prefix { !$0.isWhitespace }).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         self.process = process
     }
 
