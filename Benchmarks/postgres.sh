@@ -2,7 +2,7 @@
 # PostgreSQL on the same two cores: durable ingest over loopback HTTP with one collector and with two on one
 # database, beside `openssl speed -multi 2 ecdsap256` from the same run; then `skan report` and `skan export` over
 # ROWS rows beside psql running the same query and `COPY ... TO STDOUT (FORMAT csv)`. Medians of RUNS runs.
-# Usage: Benchmarks/postgres.sh   (env: SKAN_BIN= DURATION=12 CONNECTIONS=32 COUNT=400000 ROWS=10000000 RUNS=3
+# Usage: Benchmarks/postgres.sh   (env: SKAN_BIN= SERVE_FLAGS= DURATION=12 CONNECTIONS=32 COUNT=400000 ROWS=10000000 RUNS=3
 #        PARTS="ingest reports")
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +46,7 @@ ingest() {
     local collectors=$1 url pids=() ports=() index
     url=$(newdb "ingest_${collectors}_$RANDOM$RANDOM")
     for index in $(seq "$collectors"); do
-        "$BIN" serve --db "$url" --port 0 --log-level warning \
+        "$BIN" serve --db "$url" --port 0 --log-level warning ${SERVE_FLAGS:-} \
             --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem >"$OUT/serve-$index.out" 2>"$OUT/serve-$index.err" &
         pids+=($!)
     done
