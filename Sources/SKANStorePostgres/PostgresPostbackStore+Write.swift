@@ -10,7 +10,8 @@ extension PostgresPostbackStore {
 
     /// Writes the batch in one transaction: multi-row inserts whose `ON CONFLICT DO NOTHING ... RETURNING` tells
     /// which postbacks this transaction stored (the others were stored before, by this collector or another),
-    /// the refusals, then this collector's counters. Replies only after the commit.
+    /// the refusals, then this collector's counters. Replies only after the commit. A batch of accepted postbacks
+    /// only (the usual one) is a single statement, ``insertCounting(_:collector:)``.
     public func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
         if entries.isEmpty { return [] }
         // A key repeated inside the batch is a duplicate of its first occurrence: only that one goes to the
@@ -30,13 +31,28 @@ extension PostgresPostbackStore {
                 rejected.append(refusal)
             }
         }
+        let logger = pool.logger
+        let collector = collectorName
+        let firsts = firstOfKey
+        if rejected.isEmpty, accepted.count <= Self.rowsPerInsert {
+            // The common batch: one statement, so one round trip and PostgreSQL's own implicit transaction, with the
+            // counters added inside it (a data-modifying CTE) instead of BEGIN, insert, counters, COMMIT.
+            let statement = Self.insertCounting(accepted.map(\.postback), collector: collector)
+            return try await pool.run(.writeFailed, "cannot store \(entries.count) postbacks") { client in
+                var stored: Set<[ColumnValue]> = []
+                for try await row in try await client.query(statement, logger: logger) {
+                    let cells = row.makeRandomAccess()
+                    stored.insert(PostbackTable.uniqueKey.enumerated().map { column in
+                        PostgresCells.value(cells[column.offset], kind: column.element.kind)
+                    })
+                }
+                return Self.outcomes(entries, firstOfKey: firsts, stored: stored).0
+            }
+        }
         let inserts = stride(from: 0, to: accepted.count, by: Self.rowsPerInsert).map { start in
             Self.insert(accepted[start..<min(start + Self.rowsPerInsert, accepted.count)].map(\.postback))
         }
         let refusals = rejected.map { Self.insert($0, cap: cap) }
-        let logger = pool.logger
-        let collector = collectorName
-        let firsts = firstOfKey
         let outcomes = try await pool.run(.writeFailed, "cannot store \(entries.count) postbacks") { client in
             try await client.withTransaction(logger: logger) { connection in
                 var stored: Set<[ColumnValue]> = []
@@ -82,6 +98,40 @@ extension PostgresPostbackStore {
             }
         }
         return (outcomes, changes)
+    }
+
+    /// The insert of `postbacks` and this collector's counters for the rows it stored, as one statement: the values
+    /// carry each postback's counter name, the insert returns the keys it stored, and a second insert in the same
+    /// statement adds their count per name. Returns the stored keys, as ``insert(_:)`` does.
+    static func insertCounting(_ postbacks: [AcceptedPostback], collector: String) -> PostgresQuery {
+        let columns = PostbackTable.columns
+        var binds = PostgresBindings(capacity: postbacks.count * (columns.count + 1) + 1)
+        binds.append(collector)
+        var rows: [String] = []
+        rows.reserveCapacity(postbacks.count)
+        for postback in postbacks {
+            let first = binds.count
+            rows.append("(" + columns.enumerated().map { column in
+                "$\(first + column.offset + 1)::\(PostgresSchema.type(of: column.element.kind))"
+            }.joined(separator: ",") + ", $\(first + columns.count + 1)::text)")
+            for column in columns { PostgresCells.bind(column.value(postback), kind: column.kind, into: &binds) }
+            binds.append(StatCounter.postbacksPrefix + postback.statsVersion)
+        }
+        let names = columns.map(\.name).joined(separator: ", ")
+        let key = PostbackTable.uniqueKey.map(\.name)
+        let join = key.map { "stored.\($0) IS NOT DISTINCT FROM batch.\($0)" }.joined(separator: " AND ")
+        let sql = """
+            WITH batch (\(names), skan_counter) AS (VALUES \(rows.joined(separator: ","))),
+            stored AS (
+                INSERT INTO \(PostbackTable.name) (\(names)) SELECT \(names) FROM batch
+                ON CONFLICT DO NOTHING RETURNING \(key.joined(separator: ", "))),
+            counted AS (
+                INSERT INTO stat_counters (collector, name, value)
+                SELECT $1, batch.skan_counter, count(*) FROM stored JOIN batch ON \(join) GROUP BY batch.skan_counter
+                ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value)
+            SELECT \(key.joined(separator: ", ")) FROM stored
+            """
+        return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
 
     /// The insert of `postbacks`, made from ``PostbackTable/columns``, returning the unique key of each row it

@@ -127,6 +127,24 @@ struct StoreConformanceTests {
         try await store.close()
     }
 
+    @Test("batches of accepted postbacks only count what they stored",
+          arguments: Engine.allCases)
+    func statsOfAcceptedBatches(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let pair = TestPostbacks.verified()
+        let other = TestPostbacks.verified()
+        #expect(try await store.write([T.accepted(pair), Self.accepted(other, framework: .adAttributionKit), T.accepted(pair)])
+                == [.stored, .stored, .duplicate])
+        #expect(try await store.write([T.accepted(pair), T.accepted(other), Self.accepted(other, framework: .adAttributionKit)])
+                == [.duplicate, .stored, .duplicate])
+        let stats = try await store.stats()
+        #expect(stats.postbacks == 3)
+        // The relabelled postback keeps its 4.0 fields, so it counts under 4.0 on every engine.
+        #expect(stats.postbacksByVersion == ["4.0": 3])
+        try await store.close()
+    }
+
     @Test("keeps the newest refusals within the cap and counts what it dropped", arguments: Engine.allCases)
     func rejectionCap(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make(cap: RejectionCap(maximumRows: 2))
