@@ -100,3 +100,16 @@ final class PostgresPool: Sendable {
 struct PostgresTimeout: Error {
     let seconds: Int
 }
+
+extension PostgresPool {
+    /// The counters summed over every collector's rows (each collector counts in rows of its own), as stats.
+    func stats() async throws(StoreError) -> StoreStats {
+        let logger = logger
+        return try await run(.readFailed, "cannot count postbacks") { client in
+            var counters: [(name: String, value: Int)] = []
+            let rows = try await client.query("SELECT name, sum(value)::bigint FROM stat_counters GROUP BY name", logger: logger)
+            for try await (name, value) in rows.decode((String, Int).self) { counters.append((name, value)) }
+            return StoreStats(counters: counters)
+        }
+    }
+}

@@ -106,14 +106,7 @@ public final class PostgresPostbackReader: PostbackReader {
     /// Starts `query` within the pool's deadline (a server that is down fails here, promptly); its rows then
     /// stream as the caller takes them.
     public func stats() async throws -> StoreStats {
-        let logger = pool.logger
-        return try await pool.run(.readFailed, "cannot count postbacks") { client in
-            var counters: [(name: String, value: Int)] = []
-            // Several collectors keep rows of their own per counter: summed here, as the store's stats() does.
-            let rows = try await client.query("SELECT name, sum(value)::bigint FROM stat_counters GROUP BY name", logger: logger)
-            for try await (name, value) in rows.decode((String, Int).self) { counters.append((name, value)) }
-            return StoreStats(counters: counters)
-        }
+        try await pool.stats()
     }
 
     public func latestRefusals(limit: Int) async throws -> [RefusalSummary] {

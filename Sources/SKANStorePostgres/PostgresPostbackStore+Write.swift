@@ -100,28 +100,39 @@ extension PostgresPostbackStore {
         return (outcomes, changes)
     }
 
-    /// The insert of `postbacks` and this collector's counters for the rows it stored, as one statement: the values
-    /// carry each postback's counter name, the insert returns the keys it stored, and a second insert in the same
-    /// statement adds their count per name. Returns the stored keys, as ``insert(_:)`` does.
-    static func insertCounting(_ postbacks: [AcceptedPostback], collector: String) -> PostgresQuery {
+    /// The `VALUES` rows of `postbacks`, one placeholder per column of ``PostbackTable/columns`` (and, with
+    /// `counterNames`, a last text column: the counter each postback adds to), their values appended to `binds`.
+    static func valueRows(_ postbacks: [AcceptedPostback], counterNames: Bool, binds: inout PostgresBindings) -> String {
         let columns = PostbackTable.columns
-        var binds = PostgresBindings(capacity: postbacks.count * (columns.count + 1) + 1)
-        binds.append(collector)
         var rows: [String] = []
         rows.reserveCapacity(postbacks.count)
         for postback in postbacks {
             let first = binds.count
-            rows.append("(" + columns.enumerated().map { column in
+            var cells = columns.enumerated().map { column in
                 "$\(first + column.offset + 1)::\(PostgresSchema.type(of: column.element.kind))"
-            }.joined(separator: ",") + ", $\(first + columns.count + 1)::text)")
+            }
             for column in columns { PostgresCells.bind(column.value(postback), kind: column.kind, into: &binds) }
-            binds.append(StatCounter.postbacksPrefix + postback.statsVersion)
+            if counterNames {
+                cells.append("$\(first + columns.count + 1)::text")
+                binds.append(StatCounter.postbacksPrefix + postback.statsVersion)
+            }
+            rows.append("(" + cells.joined(separator: ",") + ")")
         }
-        let names = columns.map(\.name).joined(separator: ", ")
+        return rows.joined(separator: ",")
+    }
+
+    /// The insert of `postbacks` and this collector's counters for the rows it stored, as one statement: the values
+    /// carry each postback's counter name, the insert returns the keys it stored, and a second insert in the same
+    /// statement adds their count per name. Returns the stored keys, as ``insert(_:)`` does.
+    static func insertCounting(_ postbacks: [AcceptedPostback], collector: String) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: postbacks.count * (PostbackTable.columns.count + 1) + 1)
+        binds.append(collector)
+        let rows = valueRows(postbacks, counterNames: true, binds: &binds)
+        let names = PostbackTable.columns.map(\.name).joined(separator: ", ")
         let key = PostbackTable.uniqueKey.map(\.name)
         let join = key.map { "stored.\($0) IS NOT DISTINCT FROM batch.\($0)" }.joined(separator: " AND ")
         let sql = """
-            WITH batch (\(names), skan_counter) AS (VALUES \(rows.joined(separator: ","))),
+            WITH batch (\(names), skan_counter) AS (VALUES \(rows)),
             stored AS (
                 INSERT INTO \(PostbackTable.name) (\(names)) SELECT \(names) FROM batch
                 ON CONFLICT DO NOTHING RETURNING \(key.joined(separator: ", "))),
@@ -137,19 +148,10 @@ extension PostgresPostbackStore {
     /// The insert of `postbacks`, made from ``PostbackTable/columns``, returning the unique key of each row it
     /// stored: a row whose key is already there (from any collector) is skipped and not returned.
     static func insert(_ postbacks: [AcceptedPostback]) -> PostgresQuery {
-        let columns = PostbackTable.columns
-        var binds = PostgresBindings(capacity: postbacks.count * columns.count)
-        var rows: [String] = []
-        rows.reserveCapacity(postbacks.count)
-        for postback in postbacks {
-            let first = binds.count
-            rows.append("(" + columns.enumerated().map { column in
-                "$\(first + column.offset + 1)::\(PostgresSchema.type(of: column.element.kind))"
-            }.joined(separator: ",") + ")")
-            for column in columns { PostgresCells.bind(column.value(postback), kind: column.kind, into: &binds) }
-        }
+        var binds = PostgresBindings(capacity: postbacks.count * PostbackTable.columns.count)
+        let rows = valueRows(postbacks, counterNames: false, binds: &binds)
         let sql = """
-            INSERT INTO \(PostbackTable.name) (\(columns.map(\.name).joined(separator: ", "))) VALUES \(rows.joined(separator: ","))
+            INSERT INTO \(PostbackTable.name) (\(PostbackTable.columns.map(\.name).joined(separator: ", "))) VALUES \(rows)
             ON CONFLICT DO NOTHING RETURNING \(PostbackTable.uniqueKey.map(\.name).joined(separator: ", "))
             """
         return PostgresQuery(unsafeSQL: sql, binds: binds)

@@ -95,14 +95,7 @@ public final class PostgresPostbackStore: PostbackStore {
 
     /// Sums every collector's counter rows: a few rows per collector, however large the tables are.
     public func stats() async throws(StoreError) -> StoreStats {
-        let logger = pool.logger
-        return try await pool.run(.readFailed, "cannot count postbacks") { client in
-            var counters: [(name: String, value: Int)] = []
-            let rows = try await client.query(
-                "SELECT name, sum(value)::bigint FROM stat_counters GROUP BY name", logger: logger)
-            for try await (name, value) in rows.decode((String, Int).self) { counters.append((name, value)) }
-            return StoreStats(counters: counters)
-        }
+        try await pool.stats()
     }
 
     /// `nil` when PostgreSQL answers a query within two seconds.
