@@ -51,7 +51,7 @@ struct DemoCommand: AsyncParsableCommand {
         let reportPath = folder.appendingPathComponent("report.csv").path
 
         var ring = KeyRing.apple
-        for key in setup.applePublicKeys { ring.add(TrustedKey(name: "simulated-apple-\(key.curve)", key: key)) }
+        for key in setup.trustedKeys { ring.add(key) }
         let store = try location.openStore()
         var logger = Logger(label: "skan.demo")
         logger.logLevel = .warning

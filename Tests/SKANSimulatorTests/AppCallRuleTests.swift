@@ -83,7 +83,7 @@ struct AppCallRuleTests {
         for outcome in Self.outcomes(setup, seed: seed) where outcome.installAt != nil && outcome.unattributed == nil {
             attributed += 1
             let winner = try #require(outcome.postbacks.first { $0.isWinning })
-            #expect(winner.postback.conversionValue == nil || winner.postback.conversionValue == 5)
+            #expect(winner.skadnetwork!.conversionValue == nil || winner.skadnetwork!.conversionValue == 5)
             #expect(winner.preparedAt - (outcome.installAt ?? 0) > 1400 * SimulatedTime.hour)
         }
         #expect(attributed > 0)

@@ -23,7 +23,7 @@ struct DeviceRuleTests {
                 let lastChange = try #require(planned.lastChange)
                 let delay = planned.sendAt - lastChange
                 #expect((24 * SimulatedTime.hour...48 * SimulatedTime.hour).contains(delay))
-                if planned.isWinning, let value = planned.postback.conversionValue {
+                if planned.isWinning, let value = planned.skadnetwork!.conversionValue {
                     #expect(value == outcome.acceptedValues.last)
                 }
                 postbacks += 1
@@ -39,14 +39,14 @@ struct DeviceRuleTests {
         for outcome in Self.outcomes(setup, seed: seed) {
             guard let install = outcome.installAt else { continue }
             for planned in outcome.postbacks {
-                let index = try #require(planned.postback.postbackSequenceIndex)
+                let index = try #require(planned.skadnetwork!.postbackSequenceIndex)
                 windowsSeen.insert(index)
                 #expect(ConversionWindows.delays[index].contains(planned.sendAt - planned.preparedAt))
                 // Prepared no later than the window's end (a lock prepares it earlier), after install.
                 #expect(planned.preparedAt > install)
                 #expect(planned.preparedAt - install <= ConversionWindows.ends[index] + 3 * SimulatedTime.hour)
-                if index > 0 { #expect(planned.postback.conversionValue == nil) }
-                #expect(planned.postback.conversionValue == nil || planned.postback.coarseConversionValue == nil)
+                if index > 0 { #expect(planned.skadnetwork!.conversionValue == nil) }
+                #expect(planned.skadnetwork!.conversionValue == nil || planned.skadnetwork!.coarseConversionValue == nil)
             }
         }
         #expect(windowsSeen == [0, 1, 2])
@@ -58,7 +58,7 @@ struct DeviceRuleTests {
         let digits = setup.campaign.settings.digitsByTier
         for outcome in Self.outcomes(setup, seed: seed) {
             for planned in outcome.postbacks {
-                let postback = planned.postback
+                let postback = planned.skadnetwork!
                 let index = postback.postbackSequenceIndex ?? 0
                 let sourceIdentifier = try #require(postback.sourceIdentifier)
                 let hasSource = postback.sourceAppID != nil || postback.sourceDomain != nil
@@ -90,9 +90,9 @@ struct DeviceRuleTests {
             for planned in outcome.postbacks {
                 let above = planned.isWinning && PrivacyTier.meetsThreshold(planned.tier)
                 if !above {
-                    #expect(planned.postback.sourceAppID == nil && planned.postback.conversionValue == nil)
+                    #expect(planned.skadnetwork!.sourceAppID == nil && planned.skadnetwork!.conversionValue == nil)
                 } else {
-                    #expect(planned.postback.sourceAppID != nil)
+                    #expect(planned.skadnetwork!.sourceAppID != nil)
                 }
             }
         }
@@ -104,7 +104,7 @@ struct DeviceRuleTests {
             let setup = try Fixtures.setup(name)
             for outcome in Self.outcomes(setup, seed: seed) {
                 let attributed = outcome.installAt != nil && outcome.unattributed == nil
-                let firsts = outcome.postbacks.filter { ($0.postback.postbackSequenceIndex ?? 0) == 0 }
+                let firsts = outcome.postbacks.filter { ($0.skadnetwork!.postbackSequenceIndex ?? 0) == 0 }
                 let winners = firsts.filter(\.isWinning)
                 #expect(winners.count == (attributed ? 1 : 0))
                 let losers = firsts.filter { !$0.isWinning }
@@ -121,7 +121,7 @@ struct DeviceRuleTests {
         let setup = try Fixtures.olderSetup(version)
         for seed in Self.seeds.prefix(6) {
             let outcomes = Self.outcomes(setup, seed: seed)
-            #expect(outcomes.flatMap(\.postbacks).allSatisfy { $0.isWinning && $0.postback.didWin == nil })
+            #expect(outcomes.flatMap(\.postbacks).allSatisfy { $0.isWinning && $0.skadnetwork!.didWin == nil })
             #expect(outcomes.contains { !$0.postbacks.isEmpty })
         }
     }
@@ -146,8 +146,8 @@ struct DeviceRuleTests {
                 let kind = setup.campaign.ads[winner].kind
                 if kind == .storeKitRendered { storeKitWins += 1 } else { viewWins += 1 }
                 if kind == .viewThrough {
-                    #expect(outcome.postbacks.allSatisfy { $0.postback.fidelityType == 0 || !$0.isWinning })
-                    #expect(!outcome.postbacks.contains { !$0.isWinning && $0.postback.fidelityType == 1 },
+                    #expect(outcome.postbacks.allSatisfy { $0.skadnetwork!.fidelityType == 0 || !$0.isWinning })
+                    #expect(!outcome.postbacks.contains { !$0.isWinning && $0.skadnetwork!.fidelityType == 1 },
                             "a kept StoreKit-rendered impression would have won")
                 }
             }

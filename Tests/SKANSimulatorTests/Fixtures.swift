@@ -44,7 +44,7 @@ extension Fixtures {
 
     /// The simulated Apple public keys as a ring that trusts nothing else.
     static func simulatedAppleRing(_ setup: CampaignSetup) -> KeyRing {
-        KeyRing(setup.applePublicKeys.map { TrustedKey(name: "simulated-apple-\($0.curve)", key: $0) })
+        KeyRing(setup.trustedKeys)
     }
 
     static let sampleNames = ["skan-3.0-game.json", "skan-4.0-subscription.json", "race-storekit-vs-view-through.json"]

@@ -28,7 +28,10 @@ struct NetworkKeyCurveTests {
             let pool = setup.pools[ad]
             #expect(!pool.valid.isEmpty && pool.valid.allSatisfy { $0.refusal == nil })
             // Signed with the P-192 key: it verifies under that key, so no P-256 key made it.
-            #expect(pool.valid.allSatisfy { ImpressionVerifier(publicKey: p192Key).verify($0.signed) == .valid })
+            #expect(pool.valid.allSatisfy { entry in
+                guard case .skadnetwork(let signed) = entry.token else { return false }
+                return ImpressionVerifier(publicKey: p192Key).verify(signed) == .valid
+            })
             for entry in pool.faulty {
                 let expected: ImpressionPool.Refusal = ["id out of range", "view-through below 2.2"].contains(entry.fault) ? .badFields : .badSignature
                 #expect(entry.refusal == expected, "\(entry.fault ?? "")")

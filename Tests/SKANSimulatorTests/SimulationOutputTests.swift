@@ -94,7 +94,7 @@ struct ByteWriterTests {
         var compared = 0
         for outcome in Simulation(setup: setup, seed: 9, devices: 300).outcomes(ofChunk: 0) {
             for planned in outcome.postbacks {
-                var postback = planned.postback
+                var postback = planned.skadnetwork!
                 postback.attributionSignature = "MEUCIQ+/="
                 var bytes: [UInt8] = []
                 PostbackBytes.append(postback, to: &bytes)

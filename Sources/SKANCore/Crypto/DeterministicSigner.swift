@@ -73,16 +73,26 @@ public final class DeterministicSigner: @unchecked Sendable {
 
     /// Signs `message` with ECDSA-SHA256, returning the DER signature.
     public func signature(for message: some DataProtocol) throws(SKANError) -> [UInt8] {
+        try signature(for: message, raw: false)
+    }
+
+    /// Signs `message` with ECDSA-SHA256, returning `r ‖ s`, each padded to the order's length: the JWS form
+    /// (ES256 on P-256, RFC 7518 §3.4) that AdAttributionKit postbacks carry.
+    public func rawSignature(for message: some DataProtocol) throws(SKANError) -> [UInt8] {
+        try signature(for: message, raw: true)
+    }
+
+    private func signature(for message: some DataProtocol, raw: Bool) throws(SKANError) -> [UInt8] {
         let digest = SHA256.hash(data: message)
         let group = group
         let signature = try workspaces.withObject(orMake: { Workspace(group: group) }) { workspace throws(SKANError) in
-            try sign(digest, in: workspace)
+            try sign(digest, in: workspace, raw: raw)
         }
         guard let signature else { throw SKANError(.cryptoFailure, "OpenSSL is out of memory") }
         return signature
     }
 
-    private func sign(_ digest: SHA256.Digest, in workspace: Workspace) throws(SKANError) -> [UInt8] {
+    private func sign(_ digest: SHA256.Digest, in workspace: Workspace, raw: Bool) throws(SKANError) -> [UInt8] {
         let context = workspace.context
         BN_CTX_start(context)
         defer { BN_CTX_end(context) }
@@ -118,9 +128,20 @@ public final class DeterministicSigner: @unchecked Sendable {
             BN_clear(k)
             BN_clear(kInverse)
             if BN_is_zero(s) == 1 { continue }
-            return Self.derSignature(r: r, s: s)
+            return raw ? rawSignature(r: r, s: s) : Self.derSignature(r: r, s: s)
         }
         throw SKANError(.cryptoFailure, "no usable nonce in 256 tries, which cannot happen with a sound hash")
+    }
+
+    /// `r ‖ s`, big-endian, each left-padded with zeros to the order's length.
+    private func rawSignature(r: OpaquePointer, s: OpaquePointer) -> [UInt8] {
+        let width = Int((BN_num_bits(order) + 7) / 8)
+        var bytes = [UInt8](repeating: 0, count: 2 * width)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            _ = BN_bn2binpad(r, buffer.baseAddress, Int32(width))
+            _ = BN_bn2binpad(s, buffer.baseAddress! + width, Int32(width))
+        }
+        return bytes
     }
 
     /// `SEQUENCE { INTEGER r, INTEGER s }`, written directly into one buffer: `i2d_ECDSA_SIG` would copy both

@@ -97,6 +97,13 @@ public struct Campaign: Sendable, Decodable {
             if !networkIDs.contains(ad.network) {
                 throw fail("network", "one of the ad-networks ids (\(adNetworks.map(\.id).joined(separator: ", "))), got \"\(ad.network)\"")
             }
+            if ad.framework == .adAttributionKit {
+                try checkAdAttributionKit(ad, fail: fail)
+                continue
+            }
+            if ad.eligibleForReengagement {
+                throw fail("eligible-for-re-engagement", "false or absent: only AdAttributionKit ads re-engage (add \"framework\": \"adattributionkit\")")
+            }
             if version.usesSourceIdentifier {
                 guard let sourceIdentifier = ad.sourceIdentifier else { throw fail("source-identifier", "a source-identifier 10...9999 for version \(version)") }
                 if !(10...9999).contains(sourceIdentifier) { throw fail("source-identifier", "an integer 10...9999, got \(sourceIdentifier)") }
@@ -115,6 +122,21 @@ public struct Campaign: Sendable, Decodable {
             }
             _ = path
         }
+        if ads.contains(where: { $0.framework == .adAttributionKit }) && appleKeys.aak == nil {
+            throw c.invalid(.appleKeys, "an \"aak\" key (the simulated Apple key that signs AdAttributionKit postbacks) for a campaign with AdAttributionKit ads")
+        }
+    }
+
+    /// AdAttributionKit ads (spec §8.1): a 2–4 digit source identifier, the publisher app (0 for a development
+    /// impression), a click or a view; re-engagement only from clicks on eligible ads.
+    private func checkAdAttributionKit(_ ad: Ad, fail: (String, String) -> DecodingError) throws {
+        guard let sourceIdentifier = ad.sourceIdentifier else { throw fail("source-identifier", "a source-identifier 10...9999 for an AdAttributionKit ad") }
+        if !(10...9999).contains(sourceIdentifier) { throw fail("source-identifier", "an integer 10...9999 (2 to 4 digits), got \(sourceIdentifier)") }
+        if ad.sourceAppID == nil { throw fail("source-app-id", "the App Store id of the app showing the ad (publisher-item-identifier; 0 for a development impression)") }
+        if ad.kind == .web { throw fail("kind", "storekit-rendered (a click) or view-through (a view): AdAttributionKit has no web ads") }
+        if ad.reengagementRate > 0 && !(ad.eligibleForReengagement && ad.kind != .viewThrough) {
+            throw fail("re-engagement-rate", "0 unless the ad is a click with \"eligible-for-re-engagement\": true (re-engagement comes only from taps), got \(ad.reengagementRate)")
+        }
     }
 }
 
@@ -124,14 +146,18 @@ public struct AdvertisedApp: Sendable, Decodable {
     public var appID: Int
     /// `NSAdvertisingAttributionReportEndpoint`, when the developer wants copies of winning postbacks.
     public var reportEndpoint: String?
+    /// The Info.plist keys AdAttributionKit reads (windows, cooldowns, re-engagement copies, overlapping
+    /// conversions); all default as on a device without them.
+    public var infoPlist = AdvertisedAppInfoPlist()
 
     enum CodingKeys: String, CodingKey {
-        case appID = "app-id", reportEndpoint = "report-endpoint"
+        case appID = "app-id", reportEndpoint = "report-endpoint", infoPlist = "info-plist"
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         appID = try c.decodeInteger(forKey: .appID, in: 1...Int(Int32.max), default: nil)
+        infoPlist = try c.decodeIfPresent(AdvertisedAppInfoPlist.self, forKey: .infoPlist) ?? AdvertisedAppInfoPlist()
         reportEndpoint = try c.decodeIfPresent(String.self, forKey: .reportEndpoint)
         if let endpoint = reportEndpoint, DeveloperCopy.url(forEndpoint: endpoint) == nil {
             throw c.invalid(.reportEndpoint, "an https:// URL such as \"https://example.com\", got \"\(endpoint)\"")
@@ -145,6 +171,26 @@ public struct AppleKeys: Sendable, Decodable {
     public var p256: String
     /// P-192, for postbacks 1.0 and 2.0.
     public var p192: String
+    /// P-256, for AdAttributionKit postbacks (ES256); required when the campaign has AdAttributionKit ads.
+    public var aak: String?
+    /// The JWS `kid` AdAttributionKit postbacks carry, which `skan verify --aak-key KID=FILE` trusts. Default
+    /// `simulated-apple-aak/0`: never one of Apple's kids, so Apple's keys never verify simulated postbacks.
+    public var aakKid: String
+
+    enum CodingKeys: String, CodingKey {
+        case p256, p192, aak, aakKid = "aak-kid"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        p256 = try c.decode(String.self, forKey: .p256)
+        p192 = try c.decode(String.self, forKey: .p192)
+        aak = try c.decodeIfPresent(String.self, forKey: .aak)
+        aakKid = try c.decodeIfPresent(String.self, forKey: .aakKid) ?? "simulated-apple-aak/0"
+        if aakKid.isEmpty || aakKid.hasPrefix("apple-") {
+            throw c.invalid(.aakKid, "a kid of your own such as \"simulated-apple-aak/0\" (not empty, not one of Apple's), got \"\(aakKid)\"")
+        }
+    }
 }
 
 /// An ad network: its id, its impression keys and where its postbacks go.
@@ -197,16 +243,30 @@ public struct Ad: Sendable, Decodable {
     public var installRate: Double
     /// A fixed privacy tier for installs this ad wins, overriding the campaign's mix.
     public var privacyTier: Int?
+    /// SKAdNetwork (the default) or AdAttributionKit: how the network signs the impression and, when it wins,
+    /// which postbacks the device sends.
+    public var framework: Framework
+    /// AdAttributionKit `eligible-for-re-engagement`: a tap by someone who has the app opens it.
+    public var eligibleForReengagement: Bool
+    /// The chance that a person who has the app taps this (eligible, click) ad and re-opens the app. Default 0.
+    public var reengagementRate: Double
+
+    /// How the person met the ad: a tap (StoreKit-rendered, web, or an AdAttributionKit click) or a view.
+    public var interaction: AdInteraction { kind == .viewThrough ? .view : .click }
 
     enum CodingKeys: String, CodingKey {
-        case network, kind, weight
+        case network, kind, weight, framework
         case sourceAppID = "source-app-id", sourceDomain = "source-domain", campaignID = "campaign-id"
         case sourceIdentifier = "source-identifier", installRate = "install-rate", privacyTier = "privacy-tier"
+        case eligibleForReengagement = "eligible-for-re-engagement", reengagementRate = "re-engagement-rate"
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         network = try c.decode(String.self, forKey: .network)
+        framework = c.contains(.framework) ? try c.decodeChoice(Framework.self, forKey: .framework) : .skadnetwork
+        eligibleForReengagement = try c.decodeIfPresent(Bool.self, forKey: .eligibleForReengagement) ?? false
+        reengagementRate = try c.decodeRate(forKey: .reengagementRate, in: 0...1, default: 0)
         kind = try c.decodeChoice(AdKind.self, forKey: .kind)
         sourceAppID = try c.decodeIfPresent(Int.self, forKey: .sourceAppID)
         if let sourceAppID, sourceAppID < 0 { throw c.invalid(.sourceAppID, "an App Store id of 0 or more, got \(sourceAppID)") }
@@ -234,11 +294,20 @@ public struct Audience: Sendable, Decodable {
     public var redownloadRate: Double = 0.1
     /// The chance that a device that did not install because of an ad installs anyway during the flight.
     public var organicInstallRate: Double = 0
+    /// The share of devices that already have the app when the flight starts: they cannot install it, but an
+    /// AdAttributionKit ad eligible for re-engagement can bring them back. Default 0.
+    public var installedRate: Double = 0
+    /// The App Store account's country, drawn per device by share (`country-code` of top-tier AdAttributionKit
+    /// postbacks). Default `{"US": 1}`.
+    public var countries: [(code: String, share: Double)] = [("US", 1)]
+    /// `marketplace-identifier` of top-tier AdAttributionKit postbacks. Default `com.apple.AppStore`.
+    public var marketplace = "com.apple.AppStore"
 
     enum CodingKeys: String, CodingKey {
         case impressionsPerDevice = "impressions-per-device", installDelayHours = "install-delay-hours"
         case launchDelayHours = "launch-delay-hours", appStoreRate = "app-store-rate"
         case redownloadRate = "redownload-rate", organicInstallRate = "organic-install-rate"
+        case installedRate = "installed-rate", countries, marketplace
     }
 
     init() {}
@@ -254,6 +323,21 @@ public struct Audience: Sendable, Decodable {
         appStoreRate = try c.decodeRate(forKey: .appStoreRate, in: 0...1, default: 1)
         redownloadRate = try c.decodeRate(forKey: .redownloadRate, in: 0...1, default: 0.1)
         organicInstallRate = try c.decodeRate(forKey: .organicInstallRate, in: 0...1, default: 0)
+        installedRate = try c.decodeRate(forKey: .installedRate, in: 0...1, default: 0)
+        marketplace = try c.decodeIfPresent(String.self, forKey: .marketplace) ?? marketplace
+        if marketplace.isEmpty { throw c.invalid(.marketplace, "a marketplace id such as \"com.apple.AppStore\"") }
+        if c.contains(.countries) {
+            let mix = try c.decode([String: Double].self, forKey: .countries)
+            for (code, share) in mix {
+                guard code.utf8.count == 2, code.utf8.allSatisfy({ (65...90).contains($0) }) else {
+                    throw c.invalid(.countries, "two-letter upper-case country codes such as \"US\", got \"\(code)\"")
+                }
+                guard share >= 0 else { throw c.invalid(.countries, "shares of 0 or more, got \(share) for \(code)") }
+            }
+            // Sorted by code: a dictionary's order is not stable, and the draw must be.
+            countries = mix.sorted { $0.key < $1.key }.map { (code: $0.key, share: $0.value) }
+            if countries.reduce(0, { $0 + $1.share }) <= 0 { throw c.invalid(.countries, "at least one country with a share above 0") }
+        }
     }
 }
 

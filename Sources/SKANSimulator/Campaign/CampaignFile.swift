@@ -85,13 +85,18 @@ public enum CampaignFile {
     }
 }
 
-/// The developer copy of a winning postback (iOS 15+, spec §7).
+/// The developer copy of a winning postback (iOS 15+, spec §7; AdAttributionKit at its own well-known path).
 public enum DeveloperCopy {
     /// The URL a device posts the copy to, from the app's `NSAdvertisingAttributionReportEndpoint`: the
-    /// registrable domain (approximated here as the last two labels of the host) with the well-known path.
-    public static func url(forEndpoint endpoint: String) -> String? {
+    /// registrable domain (approximated here as the last two labels of the host) with the framework's
+    /// well-known path.
+    public static func url(forEndpoint endpoint: String, framework: Framework = .skadnetwork) -> String? {
         guard let url = URL(string: endpoint), url.scheme == "https", let host = url.host, host.contains(".") else { return nil }
         let labels = host.split(separator: ".")
-        return "https://\(labels.suffix(2).joined(separator: "."))/.well-known/skadnetwork/report-attribution/"
+        let path = switch framework {
+        case .skadnetwork: "/.well-known/skadnetwork/report-attribution/"
+        case .adAttributionKit: "/.well-known/appattribution/report-attribution/"
+        }
+        return "https://\(labels.suffix(2).joined(separator: "."))\(path)"
     }
 }

@@ -13,9 +13,16 @@ struct ImpressionPool: Sendable {
         case badSignature, badFields
     }
 
+    /// A signed impression in its framework's form.
+    enum Token: Sendable {
+        case skadnetwork(SignedImpression)
+        /// The compact JWS.
+        case adAttributionKit(String)
+    }
+
     /// One pooled impression and how a device judges it.
     struct Entry: Sendable {
-        let signed: SignedImpression
+        let token: Token
         /// `nil` when the device accepts it.
         let refusal: Refusal?
         /// The fault the network made, for tests and docs.
@@ -24,6 +31,11 @@ struct ImpressionPool: Sendable {
 
     let valid: [Entry]
     let faulty: [Entry]
+
+    init(valid: [Entry], faulty: [Entry]) {
+        self.valid = valid
+        self.faulty = faulty
+    }
 
     init(ad: Ad, adIndex: Int, campaign: Campaign, networkID: String, key: ECPrivateKey,
          verifier: ImpressionVerifier, random: inout SeededRandom) throws(SimulatorError) {
@@ -47,9 +59,9 @@ struct ImpressionPool: Sendable {
         }
         func judge(_ signed: SignedImpression, fault: String?) -> Entry {
             switch verifier.verify(signed) {
-            case .valid: Entry(signed: signed, refusal: nil, fault: fault)
-            case .invalidSignature: Entry(signed: signed, refusal: .badSignature, fault: fault)
-            case .invalidFields: Entry(signed: signed, refusal: .badFields, fault: fault)
+            case .valid: Entry(token: .skadnetwork(signed), refusal: nil, fault: fault)
+            case .invalidSignature: Entry(token: .skadnetwork(signed), refusal: .badSignature, fault: fault)
+            case .invalidFields: Entry(token: .skadnetwork(signed), refusal: .badFields, fault: fault)
             }
         }
         var valid: [Entry] = []

@@ -38,8 +38,24 @@ public struct SimulationSettings: Sendable, Decodable {
     /// Whether a 4.0 coarse value set in one window is still reported by the next window's postback when the app
     /// sets none there. Default true: the value is device state, not per window.
     public var coarseCarriesOver: Bool = true
+    /// AdAttributionKit Developer Mode (iOS 18+): three-minute windows (0–3, 3–6, 6–9 minutes from the
+    /// conversion) and postbacks 5–10 minutes after each window, for AdAttributionKit conversions. Default false.
+    public var developerMode: Bool = false
+    /// Re-engagements of the app one device may start in 30 days. Apple has a monthly per-app limit and does not
+    /// publish it (spec §8.3a); default 2.
+    public var reengagementsPerAppMonth: Int = 2
+    /// Re-engagements one device may start in 365 days, all apps together (here: this app). Apple's yearly
+    /// per-device limit is not published either; default 10.
+    public var reengagementsPerDeviceYear: Int = 10
+    /// Whether the app passes each conversion's tag (`AdAttributionKitReengagementOpen`) to its updates
+    /// (iOS 18.4 `conversionTag`), so an update applies to the conversion that caused it. Default true; when
+    /// false every update applies to the most recent conversion.
+    public var conversionTags: Bool = true
 
     enum CodingKeys: String, CodingKey {
+        case developerMode = "developer-mode", conversionTags = "conversion-tags"
+        case reengagementsPerAppMonth = "re-engagements-per-app-month"
+        case reengagementsPerDeviceYear = "re-engagements-per-device-year"
         case sourceIdentifierDigits = "source-identifier-digits", digitsByTier = "digits-by-tier"
         case nonWinningDigits = "non-winning-digits", transactionIDs = "transaction-ids"
         case refusedImpressionRate = "refused-impression-rate", impressionPoolSize = "impression-pool-size"
@@ -65,5 +81,9 @@ public struct SimulationSettings: Sendable, Decodable {
         impressionPoolSize = try c.decodeInteger(forKey: .impressionPoolSize, in: 1...1000, default: 8)
         registerAtLaunch = try c.decodeIfPresent(Bool.self, forKey: .registerAtLaunch) ?? true
         coarseCarriesOver = try c.decodeIfPresent(Bool.self, forKey: .coarseCarriesOver) ?? true
+        developerMode = try c.decodeIfPresent(Bool.self, forKey: .developerMode) ?? false
+        conversionTags = try c.decodeIfPresent(Bool.self, forKey: .conversionTags) ?? true
+        reengagementsPerAppMonth = try c.decodeInteger(forKey: .reengagementsPerAppMonth, in: 0...1000, default: 2)
+        reengagementsPerDeviceYear = try c.decodeInteger(forKey: .reengagementsPerDeviceYear, in: 0...10_000, default: 10)
     }
 }

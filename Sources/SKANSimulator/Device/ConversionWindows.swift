@@ -14,6 +14,22 @@ public struct ConversionWindows: Sendable, Hashable {
         24 * SimulatedTime.hour...144 * SimulatedTime.hour,
     ]
 
+    /// Where the windows end and how long devices wait to send: Apple's 4.0 timing, or AdAttributionKit's
+    /// Developer Mode (spec §8.3: windows of 0–3, 3–6 and 6–9 minutes, postbacks 5–10 minutes after each).
+    public struct Timing: Sendable, Hashable {
+        /// Window ends after the conversion's start.
+        public var ends: [Int64]
+        /// The random send delay after each window closes.
+        public var delays: [ClosedRange<Int64>]
+
+        /// The 4.0 and AdAttributionKit production timing.
+        public static let standard = Timing(ends: ConversionWindows.ends, delays: ConversionWindows.delays)
+        /// Developer Mode.
+        public static let developer = Timing(
+            ends: [3 * SimulatedTime.minute, 6 * SimulatedTime.minute, 9 * SimulatedTime.minute],
+            delays: Array(repeating: 5 * SimulatedTime.minute...10 * SimulatedTime.minute, count: 3))
+    }
+
     /// What one window reports when it closes.
     public struct Snapshot: Sendable, Hashable {
         /// The fine value (first window only).
@@ -48,27 +64,37 @@ public struct ConversionWindows: Sendable, Hashable {
     private var fineSetAt: Int64?
     private var coarseSetAt: Int64?
     private let coarseCarriesOver: Bool
+    /// Where the windows end.
+    public let timing: Timing
     /// Closed windows, in order.
     public private(set) var snapshots: [Snapshot] = []
 
-    /// Windows for an app first launched at `firstLaunch`.
-    public init(firstLaunch: Int64, coarseCarriesOver: Bool = true) {
+    /// Windows for an app first launched (or a conversion started) at `firstLaunch`.
+    public init(firstLaunch: Int64, coarseCarriesOver: Bool = true, timing: Timing = .standard) {
         self.firstLaunch = firstLaunch
         self.coarseCarriesOver = coarseCarriesOver
+        self.timing = timing
     }
 
     /// The window open at `time`, if any.
     public func window(at time: Int64) -> Int? {
         let since = time - firstLaunch
         guard since >= 0 else { return nil }
-        return Self.ends.firstIndex { since < $0 }
+        return timing.ends.firstIndex { since < $0 }
     }
 
     /// Closes every window that ended before `time`.
     public mutating func advance(to time: Int64) {
-        while snapshots.count < 3, firstLaunch + Self.ends[snapshots.count] <= time {
-            close(at: firstLaunch + Self.ends[snapshots.count], locked: false)
+        while snapshots.count < 3, firstLaunch + timing.ends[snapshots.count] <= time {
+            close(at: firstLaunch + timing.ends[snapshots.count], locked: false)
         }
+    }
+
+    /// Prepares every window still open at `time` with the values it holds then: what a new AdAttributionKit
+    /// conversion does to the earlier one's active postbacks when conversions may not overlap (spec §8.3a).
+    public mutating func lockAll(at time: Int64) {
+        advance(to: time)
+        while snapshots.count < 3 { close(at: time, locked: true) }
     }
 
     private mutating func close(at time: Int64, locked: Bool) {

@@ -45,10 +45,30 @@ public struct DeviceSimulator: Sendable {
         public var ignoredFineValues = 0
         /// The device's story, when it was run with `tracing`.
         public var trace: [TraceEvent]?
+        /// Whether the app was on the device before the flight (no install; re-engagement only).
+        public var hadApp = false
+        /// The App Store account's country, once a postback needed it.
+        public var country: String?
+        /// Re-engagements: the ads whose tap re-opened the app, in time order.
+        public var reengagedAds: [Int] = []
+        /// Re-engagements that sent postbacks (the app updated a value within 2 days of the re-open).
+        public var reengagementsAttributed = 0
+        /// Taps on eligible ads that did not re-engage, by ``ReengagementRefusal``.
+        public var reengagementRefusals = [Int](repeating: 0, count: ReengagementRefusal.allCases.count)
 
         mutating func note(_ at: Int64, _ text: @autoclosure () -> String) {
             if trace != nil { trace!.append(TraceEvent(at: at, text: text())) }
         }
+    }
+
+    /// Why a tap on an ad eligible for re-engagement opened the app without starting a conversion.
+    public enum ReengagementRefusal: Int, Sendable, CaseIterable {
+        /// Inside `install-cooldown-hours` after the install.
+        case installCooldown
+        /// Inside `re-engagement-cooldown-hours` after the last re-engagement.
+        case reengagementCooldown
+        /// Over the monthly per-app or the yearly per-device limit.
+        case limit
     }
 
     /// Why an install got no postback.
@@ -84,10 +104,26 @@ public struct DeviceSimulator: Sendable {
     /// Runs one device, drawing everything from `random`; `tracing` records its story in ``Outcome/trace``
     /// without changing any draw.
     public func run(_ random: inout SeededRandom, tracing: Bool = false) -> Outcome {
-        let campaign = setup.campaign
-        let audience = campaign.audience
         var outcome = Outcome()
         if tracing { outcome.trace = [] }
+        var conversions: [AAKConversion] = []
+        let shown = install(&random, tracing: tracing, outcome: &outcome, conversions: &conversions)
+        if setup.rules.reengages {
+            reengage(shown, random: &random, outcome: &outcome, conversions: &conversions)
+        }
+        if !conversions.isEmpty {
+            planAdAttributionKit(conversions, outcome: &outcome, random: &random)
+        }
+        if tracing { tracePostbacks(into: &outcome) }
+        return outcome
+    }
+
+    /// Impressions, the install and its attribution: SKAdNetwork postbacks planned at once, AdAttributionKit
+    /// conversions handed back (a later re-engagement can still lock them). Returns the impressions shown.
+    private func install(_ random: inout SeededRandom, tracing: Bool, outcome: inout Outcome,
+                         conversions: inout [AAKConversion]) -> [Shown] {
+        let campaign = setup.campaign
+        let audience = campaign.audience
         let flight = Int64(campaign.flightDays) * SimulatedTime.day
 
         // Impressions, in the order the device meets them.
@@ -105,6 +141,18 @@ public struct DeviceSimulator: Sendable {
         shown.sort { $0.at < $1.at }
         outcome.shown = shown.count
 
+        // Someone who has the app cannot install it: only a re-engagement can follow (drawn only when the
+        // campaign has such devices, so other campaigns draw what they drew before).
+        if audience.installedRate > 0, random.chance(audience.installedRate) {
+            outcome.hadApp = true
+            for impression in shown { if let refusal = impression.entry.refusal { outcome.refused[refusal.rawValue] += 1 } }
+            if tracing {
+                traceImpressions(shown, kept: [], installAt: nil, into: &outcome)
+                outcome.note(campaign.start, "the app was already installed")
+            }
+            return shown
+        }
+
         // The person may install because of any ad seen, valid or not: the device only decides attribution.
         var installAt: Int64?
         for impression in shown where random.chance(campaign.ads[impression.ad].installRate) {
@@ -117,7 +165,7 @@ public struct DeviceSimulator: Sendable {
         guard let installAt else {
             for impression in shown { if let refusal = impression.entry.refusal { outcome.refused[refusal.rawValue] += 1 } }
             if tracing { traceImpressions(shown, kept: [], installAt: nil, into: &outcome) }
-            return outcome
+            return shown
         }
         outcome.installAt = installAt
         outcome.redownload = random.chance(audience.redownloadRate)
@@ -134,9 +182,15 @@ public struct DeviceSimulator: Sendable {
                 continue
             }
             let ad = campaign.ads[impression.ad]
-            let retention = ad.kind == .viewThrough ? Self.viewRetention : Self.clickRetention
-            guard installAt - impression.at <= retention else { continue }
-            if ad.kind == .viewThrough {
+            let retention: Int64?
+            switch ad.framework {
+            case .skadnetwork:
+                retention = ad.kind == .viewThrough ? Self.viewRetention : Self.clickRetention
+            case .adAttributionKit:
+                retention = campaign.advertisedApp.infoPlist.configurations.installWindow(network: ad.network, interaction: ad.interaction)
+            }
+            guard let retention, installAt - impression.at <= retention else { continue }
+            if ad.kind == .viewThrough && ad.framework == .skadnetwork {
                 let source = ad.sourceAppID ?? 0
                 guard viewThroughCount[source, default: 0] < Self.viewThroughPerSourceApp else { continue }
                 viewThroughCount[source, default: 0] += 1
@@ -152,29 +206,32 @@ public struct DeviceSimulator: Sendable {
             outcome.note(installAt, install)
             outcome.note(launchAt, "first launch")
         }
-        guard fromAppStore else { outcome.unattributed = .notAppStore; return outcome }
+        guard fromAppStore else { outcome.unattributed = .notAppStore; return shown }
         guard !kept.isEmpty else {
             outcome.unattributed = .noImpressionInWindow
             outcome.note(installAt, "not attributed: no kept impression in its window (spec §6.4)")
-            return outcome
+            return shown
         }
         guard launchAt - installAt <= Self.launchWindow else {
             outcome.unattributed = .launchTooLate
             outcome.note(launchAt, "not attributed: first launch more than 60 days after install (spec §6.4)")
-            return outcome
+            return shown
         }
 
-        // `kept` runs newest first, so the first best is the most recent.
+        // `kept` runs newest first, so the first best is the most recent; only the newest few take part when
+        // AdAttributionKit's contest applies.
         let version = campaign.version
+        let rules = setup.rules
+        if kept.count > rules.consideredImpressions { kept.removeLast(kept.count - rules.consideredImpressions) }
         func better(_ a: Shown, than b: Shown) -> Bool {
-            guard version >= .v2_2 else { return false }
+            guard rules.clickBeatsView else { return false }
             return campaign.ads[a.ad].kind.fidelityType > campaign.ads[b.ad].kind.fidelityType
         }
         var winner = kept[0]
         for impression in kept.dropFirst() where better(impression, than: winner) { winner = impression }
         let winningNetwork = setup.networkOfAd[winner.ad]
         var losers: [Shown] = []
-        if version >= .v3_0 {
+        if version >= .v3_0 || rules.consideredImpressions != .max {
             var seen: Set<Int> = [winningNetwork]
             // Best impression per other network, by fidelity then recency; the top five.
             var candidates = kept
@@ -195,7 +252,7 @@ public struct DeviceSimulator: Sendable {
             outcome.unattributed = .noAppCall
             outcome.note(launchAt, "not attributed: the app never calls SKAdNetwork (spec §6.2)")
             if tracing { traceEvents(events, into: &outcome) }
-            return outcome
+            return shown
         }
         outcome.firstCallAt = firstCall
         if campaign.settings.registerAtLaunch { outcome.note(launchAt, "registerAppForAdNetworkAttribution(): install notification") }
@@ -203,26 +260,45 @@ public struct DeviceSimulator: Sendable {
             outcome.unattributed = .firstCallTooLate
             outcome.note(firstCall, "not attributed: the first call comes more than 60 days after install (spec §6.4)")
             if tracing { traceEvents(events, into: &outcome) }
-            return outcome
+            return shown
         }
         outcome.winningAd = winner.ad
         outcome.note(launchAt, "winner: \(describe(winner.ad)), privacy tier \(tier)\(losers.isEmpty ? "" : "; non-winning: " + losers.map { describe($0.ad) }.joined(separator: ", "))")
-        if version >= .v4_0 {
-            plan40(winner: winner, losers: losers, tier: tier, launchAt: launchAt, firstCall: firstCall, events: events,
-                   outcome: &outcome, random: &random)
-        } else {
-            plan30(winner: winner, losers: losers, tier: tier, launchAt: launchAt, events: events,
-                   outcome: &outcome, random: &random)
+        // Each postback takes the framework of the impression it reports: the winner's framework decides the
+        // winning postbacks, and a losing network hears in the form it signed its impression in.
+        let skadnetworkLosers = version >= .v3_0 ? losers.filter { campaign.ads[$0.ad].framework == .skadnetwork } : []
+        let aakLosers = losers.filter { campaign.ads[$0.ad].framework == .adAttributionKit }
+        let skadnetworkWinner = campaign.ads[winner.ad].framework == .skadnetwork ? winner : nil
+        if skadnetworkWinner != nil || !skadnetworkLosers.isEmpty {
+            if version >= .v4_0 {
+                plan40(winner: skadnetworkWinner, losers: skadnetworkLosers, tier: tier, launchAt: launchAt, firstCall: firstCall,
+                       events: events, outcome: &outcome, random: &random)
+            } else {
+                plan30(winner: skadnetworkWinner, losers: skadnetworkLosers, tier: tier, launchAt: launchAt, events: events,
+                       outcome: &outcome, random: &random)
+            }
         }
         for index in outcome.postbacks.indices {
             outcome.postbacks[index].installAt = installAt
             outcome.postbacks[index].launchAt = launchAt
         }
-        if tracing { tracePostbacks(into: &outcome) }
-        return outcome
+        if skadnetworkWinner == nil || !aakLosers.isEmpty {
+            conversions.append(AAKConversion(
+                start: launchAt, installAt: installAt, kind: outcome.redownload ? .redownload : .download,
+                winner: skadnetworkWinner == nil ? winner.ad : nil, losers: aakLosers.map(\.ad), tier: tier,
+                events: events.map { ($0.at, $0.rule) }, firstCall: firstCall, timing: rules.aakTiming))
+        } else if rules.reengages {
+            // The install's SKAdNetwork conversion runs on its own timers; this placeholder sends nothing and
+            // only lets later AdAttributionKit conversions see the app's untagged updates.
+            conversions.append(AAKConversion(
+                start: launchAt, installAt: installAt, kind: outcome.redownload ? .redownload : .download,
+                winner: nil, losers: [], tier: tier, events: events.map { ($0.at, $0.rule) }, firstCall: firstCall,
+                timing: rules.aakTiming))
+        }
+        return shown
     }
 
-    private func describe(_ ad: Int) -> String {
+    func describe(_ ad: Int) -> String {
         let placement = setup.campaign.ads[ad]
         return "ad #\(ad) (\(placement.network), \(placement.kind.rawValue))"
     }
@@ -252,13 +328,14 @@ public struct DeviceSimulator: Sendable {
     private func tracePostbacks(into outcome: inout Outcome) {
         let networks = setup.campaign.adNetworks
         for planned in outcome.postbacks {
-            let postback = planned.postback
-            let value = postback.conversionValue.map { "conversion-value \($0)" }
-                ?? postback.coarseConversionValue.map { "coarse-conversion-value \($0.rawValue)" } ?? "no value"
-            let which = postback.postbackSequenceIndex.map { "postback \($0)" } ?? "postback"
+            let value = planned.conversionValue.map { "conversion-value \($0)" }
+                ?? planned.coarseValue.map { "coarse-conversion-value \($0.rawValue)" } ?? "no value"
+            let which = planned.window.map { "postback \($0)" } ?? "postback"
+            let kind = planned.framework == .skadnetwork ? "" : " AdAttributionKit \(planned.conversionType.rawValue)"
             let role = planned.isWinning ? "winning" : "non-winning"
-            outcome.note(planned.preparedAt, "\(which) prepared for \(networks[planned.network].id) (\(role), \(value))")
-            outcome.note(planned.sendAt, "\(which) sent to \(networks[planned.network].id), transaction-id \(postback.transactionID)\(planned.developerCopy ? ", developer copy too" : "")")
+            let id = planned.framework == .skadnetwork ? "transaction-id" : "postback-identifier"
+            outcome.note(planned.preparedAt, "\(which) prepared for \(networks[planned.network].id) (\(role)\(kind), \(value))")
+            outcome.note(planned.sendAt, "\(which) sent to \(networks[planned.network].id), \(id) \(planned.dedupID)\(planned.developerCopy ? ", developer copy too" : "")")
         }
     }
 
@@ -279,7 +356,7 @@ public struct DeviceSimulator: Sendable {
         return nil
     }
 
-    private var tierWeights: [Double] {
+    var tierWeights: [Double] {
         var total = 0.0
         return setup.campaign.privacyTiers.map { total += $0; return total }
     }
@@ -302,7 +379,7 @@ public struct DeviceSimulator: Sendable {
         }
     }
 
-    private func transactionID(_ random: inout SeededRandom) -> String {
+    func transactionID(_ random: inout SeededRandom) -> String {
         // Two draws, as for any UUID, put through the run's key; then the version-4 bits, as lowercase hex (the
         // same text as `uuidString.lowercased()`).
         let first = random.next()
@@ -323,7 +400,7 @@ public struct DeviceSimulator: Sendable {
     }
 
     /// Versions 1.0–3.0: one winning postback when the timer runs out, plus non-winning ones from 3.0.
-    private func plan30(winner: Shown, losers: [Shown], tier: Int, launchAt: Int64,
+    private func plan30(winner: Shown?, losers: [Shown], tier: Int, launchAt: Int64,
                         events: [(at: Int64, rule: ConversionRule?)], outcome: inout Outcome, random: inout SeededRandom) {
         let campaign = setup.campaign
         let version: PostbackVersion = campaign.version
@@ -353,12 +430,12 @@ public struct DeviceSimulator: Sendable {
                 fidelityType: version >= .v2_2 ? ad.kind.fidelityType : nil,
                 didWin: version >= .v3_0 ? won : nil,
                 conversionValue: version >= .v2_0 && won && threshold ? timer.value : nil)
-            return PlannedPostback(postback: body, sendAt: sendAt, preparedAt: deadline, lastChange: lastChange,
+            return PlannedPostback(body: .skadnetwork(body), sendAt: sendAt, preparedAt: deadline, lastChange: lastChange,
                                    network: setup.networkOfAd[impression.ad], tier: tier,
-                                   developerCopy: won && setup.developerCopyDestination != nil,
+                                   developerCopy: won && setup.developerCopyDestination(for: .skadnetwork) != nil,
                                    lastUpdateAt: body.conversionValue == nil ? nil : lastChange)
         }
-        outcome.postbacks.append(postback(for: winner, won: true))
+        if let winner { outcome.postbacks.append(postback(for: winner, won: true)) }
         for loser in losers { outcome.postbacks.append(postback(for: loser, won: false)) }
     }
 
@@ -366,7 +443,7 @@ public struct DeviceSimulator: Sendable {
     ///
     /// A window that closed before the app's first call sends nothing: the device had no install notification
     /// to prepare a postback from (spec §6.2; the timing is open, see the README).
-    private func plan40(winner: Shown, losers: [Shown], tier: Int, launchAt: Int64, firstCall: Int64,
+    private func plan40(winner: Shown?, losers: [Shown], tier: Int, launchAt: Int64, firstCall: Int64,
                         events: [(at: Int64, rule: ConversionRule?)], outcome: inout Outcome, random: inout SeededRandom) {
         let campaign = setup.campaign
         let settings = campaign.settings
@@ -382,6 +459,29 @@ public struct DeviceSimulator: Sendable {
             outcome.note(event.at, "updatePostbackConversionValue(\(rule.fine.map(String.init) ?? "-"), coarse: \(rule.coarse?.rawValue ?? "-"), lock: \(rule.lock)): \(result)")
         }
         let snapshots = windows.finish()
+        if let winner {
+            planWinning40(winner, snapshots: snapshots, tier: tier, firstCall: firstCall, outcome: &outcome, random: &random)
+        }
+        for loser in losers where snapshots[0].preparedAt >= firstCall {
+            let ad = campaign.ads[loser.ad]
+            let network = setup.networkOfAd[loser.ad]
+            let body = Postback(
+                version: .v4_0, adNetworkID: campaign.adNetworks[network].id,
+                sourceIdentifier: PrivacyTier.truncate(ad.sourceIdentifier ?? 0, digits: settings.nonWinningDigits, side: settings.sourceIdentifierDigits),
+                appID: campaign.advertisedApp.appID, transactionID: transactionID(&random),
+                redownload: outcome.redownload, fidelityType: ad.kind.fidelityType, didWin: false, postbackSequenceIndex: 0)
+            let prepared = snapshots[0].preparedAt
+            outcome.postbacks.append(PlannedPostback(
+                body: .skadnetwork(body), sendAt: prepared + random.integer(in: ConversionWindows.delays[0]), preparedAt: prepared,
+                lastChange: nil, network: network, tier: tier, developerCopy: false))
+        }
+    }
+
+    /// The 4.0 winner's postbacks, one per window prepared after the app's first call.
+    private func planWinning40(_ winner: Shown, snapshots: [ConversionWindows.Snapshot], tier: Int, firstCall: Int64,
+                               outcome: inout Outcome, random: inout SeededRandom) {
+        let campaign = setup.campaign
+        let settings = campaign.settings
         let sharedIDs = settings.transactionIDs == .perInstall
         let winnerAd = campaign.ads[winner.ad]
         let winnerNetwork = setup.networkOfAd[winner.ad]
@@ -399,29 +499,13 @@ public struct DeviceSimulator: Sendable {
             if index == 0 && tier == 3 {
                 if winnerAd.kind == .web { body.sourceDomain = winnerAd.sourceDomain } else { body.sourceAppID = winnerAd.sourceAppID }
             }
-            if index == 0 && tier >= 2 {
-                body.conversionValue = snapshot.fine
-            } else if tier >= 1 {
-                body.coarseConversionValue = snapshot.coarse
-            }
-            let lastUpdate = body.conversionValue != nil ? snapshot.fineSetAt
-                : body.coarseConversionValue != nil ? snapshot.coarseSetAt : nil
+            let values = PrivacyTier.values(snapshot, window: index, tier: tier)
+            body.conversionValue = values.fine
+            body.coarseConversionValue = values.coarse
+            let lastUpdate = values.setAt
             outcome.postbacks.append(PlannedPostback(
-                postback: body, sendAt: sendAt, preparedAt: snapshot.preparedAt, lastChange: nil, network: winnerNetwork,
-                tier: tier, developerCopy: setup.developerCopyDestination != nil, lastUpdateAt: lastUpdate))
-        }
-        for loser in losers where snapshots[0].preparedAt >= firstCall {
-            let ad = campaign.ads[loser.ad]
-            let network = setup.networkOfAd[loser.ad]
-            let body = Postback(
-                version: .v4_0, adNetworkID: campaign.adNetworks[network].id,
-                sourceIdentifier: PrivacyTier.truncate(ad.sourceIdentifier ?? 0, digits: settings.nonWinningDigits, side: settings.sourceIdentifierDigits),
-                appID: campaign.advertisedApp.appID, transactionID: transactionID(&random),
-                redownload: outcome.redownload, fidelityType: ad.kind.fidelityType, didWin: false, postbackSequenceIndex: 0)
-            let prepared = snapshots[0].preparedAt
-            outcome.postbacks.append(PlannedPostback(
-                postback: body, sendAt: prepared + random.integer(in: ConversionWindows.delays[0]), preparedAt: prepared,
-                lastChange: nil, network: network, tier: tier, developerCopy: false))
+                body: .skadnetwork(body), sendAt: sendAt, preparedAt: snapshot.preparedAt, lastChange: nil, network: winnerNetwork,
+                tier: tier, developerCopy: setup.developerCopyDestination(for: .skadnetwork) != nil, lastUpdateAt: lastUpdate))
         }
     }
 }

@@ -2,8 +2,16 @@ import SKANCore
 
 /// A postback a device has decided to send, before Apple's signature: what, to whom, and when.
 public struct PlannedPostback: Sendable {
-    /// The postback, `attribution-signature` still empty.
-    public var postback: Postback
+    /// The postback in its framework's form, chosen once by the impression it reports.
+    public enum Body: Sendable {
+        /// `attribution-signature` still empty.
+        case skadnetwork(Postback)
+        /// `jws-string` still empty; `kid` set.
+        case adAttributionKit(AAKPostback)
+    }
+
+    /// What the device sends.
+    public var body: Body
     /// When the device sends it, milliseconds since 1970.
     public var sendAt: Int64
     /// When it was prepared: the end of the ≤3.0 timer, or the 4.0 window's end or lock.
@@ -18,13 +26,79 @@ public struct PlannedPostback: Sendable {
     public var developerCopy: Bool
     /// When the conversion update that set the value this postback carries was made; `nil` when it carries none.
     public var lastUpdateAt: Int64? = nil
-    /// When the app was installed.
+    /// When the app was installed (for a re-engagement, when the app was re-opened through the ad).
     public var installAt: Int64 = 0
-    /// When the app was first launched.
+    /// When the app was first launched (for a re-engagement, the re-open).
     public var launchAt: Int64 = 0
     /// The device's number in the run (its position), which names it in the output and in `--trace`.
     public var device: Int = 0
 
+    /// The SKAdNetwork postback, when it is one.
+    public var skadnetwork: Postback? {
+        if case .skadnetwork(let postback) = body { postback } else { nil }
+    }
+
+    /// The AdAttributionKit postback, when it is one.
+    public var adAttributionKit: AAKPostback? {
+        if case .adAttributionKit(let postback) = body { postback } else { nil }
+    }
+
+    /// The framework whose format the postback has.
+    public var framework: Framework {
+        switch body {
+        case .skadnetwork: .skadnetwork
+        case .adAttributionKit: .adAttributionKit
+        }
+    }
+
     /// Whether this is the winner's postback.
-    public var isWinning: Bool { postback.didWin ?? true }
+    public var isWinning: Bool {
+        switch body {
+        case .skadnetwork(let postback): postback.didWin ?? true
+        case .adAttributionKit(let postback): postback.didWin
+        }
+    }
+
+    /// The conversion window (`postback-sequence-index`), when the postback has one.
+    public var window: Int? {
+        switch body {
+        case .skadnetwork(let postback): postback.postbackSequenceIndex
+        case .adAttributionKit(let postback): postback.postbackSequenceIndex
+        }
+    }
+
+    /// The fine value it carries.
+    public var conversionValue: Int? {
+        switch body {
+        case .skadnetwork(let postback): postback.conversionValue
+        case .adAttributionKit(let postback): postback.conversionValue
+        }
+    }
+
+    /// The coarse value it carries.
+    public var coarseValue: CoarseValue? {
+        switch body {
+        case .skadnetwork(let postback): postback.coarseConversionValue
+        case .adAttributionKit(let postback): postback.coarseConversionValue
+        }
+    }
+
+    /// Whether it carries a fine or a coarse value.
+    public var carriesValue: Bool { conversionValue != nil || coarseValue != nil }
+
+    /// The install kind the postback reports.
+    public var conversionType: ConversionType {
+        switch body {
+        case .skadnetwork(let postback): postback.redownload == true ? .redownload : .download
+        case .adAttributionKit(let postback): postback.conversionType
+        }
+    }
+
+    /// The dedup id (`transaction-id` or `postback-identifier`).
+    public var dedupID: String {
+        switch body {
+        case .skadnetwork(let postback): postback.transactionID
+        case .adAttributionKit(let postback): postback.postbackIdentifier
+        }
+    }
 }

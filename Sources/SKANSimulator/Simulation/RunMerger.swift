@@ -3,7 +3,8 @@ import SKANCore
 
 /// Sorted runs of encoded records (one per chunk of devices), merged into one stream in send-time order.
 ///
-/// A record is `sendAt` (8 bytes), destination index (2), flags (1), length (4), the device's story (device,
+/// A record is `sendAt` (8 bytes), destination index (2), the developer copy's destination index + 1 or 0 (1),
+/// length (4), the device's story (device,
 /// install, launch, preparation and last update, 8 each, `Int64.min` for no update; tier, 1), then the JSON.
 /// Runs of large simulations live in temporary files so memory stays bounded however many devices run; the
 /// merge reads each through a small buffer. Ties keep run order, then order within a run, so the output does
@@ -13,10 +14,11 @@ struct RunMerger {
     struct Encoder {
         private(set) var bytes: [UInt8] = []
 
-        mutating func append(_ planned: PlannedPostback, postback: Postback) {
+        /// Appends a record whose JSON `writeJSON` appends; `copyDestination` is where its developer copy goes.
+        mutating func append(_ planned: PlannedPostback, copyDestination: Int?, writeJSON: (inout [UInt8]) -> Void) {
             withUnsafeBytes(of: planned.sendAt.littleEndian) { bytes += $0 }
             withUnsafeBytes(of: UInt16(planned.network).littleEndian) { bytes += $0 }
-            bytes.append(planned.developerCopy ? 1 : 0)
+            bytes.append(copyDestination.map { UInt8($0 + 1) } ?? 0)
             let lengthAt = bytes.count
             bytes += [0, 0, 0, 0]
             func put(_ value: Int64) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
@@ -27,7 +29,7 @@ struct RunMerger {
             put(planned.lastUpdateAt ?? .min)
             bytes.append(UInt8(truncatingIfNeeded: planned.tier))
             let storyEnd = bytes.count
-            PostbackBytes.append(postback, to: &bytes)
+            writeJSON(&bytes)
             let length = UInt32(bytes.count - storyEnd)
             for index in 0..<4 { bytes[lengthAt + index] = UInt8(truncatingIfNeeded: length >> (8 * index)) }
         }
@@ -37,7 +39,8 @@ struct RunMerger {
     struct Record {
         var sendAt: Int64
         var destination: Int
-        var developerCopy: Bool
+        /// Where the developer copy goes, if there is one.
+        var copyDestination: Int?
         var device: Int
         var installedAt: Int64
         var launchedAt: Int64
@@ -104,7 +107,7 @@ struct RunMerger {
             let tier = Int(buffer[position])
             position += 1
             guard ensure(length) else { current = nil; return }
-            current = Record(sendAt: sendAt, destination: destination, developerCopy: flags & 1 == 1, device: device,
+            current = Record(sendAt: sendAt, destination: destination, copyDestination: flags == 0 ? nil : Int(flags) - 1, device: device,
                              installedAt: installedAt, launchedAt: launchedAt, preparedAt: preparedAt,
                              lastUpdateAt: lastUpdateAt == .min ? nil : lastUpdateAt, tier: tier,
                              json: Array(buffer[position..<position + length]))

@@ -3,6 +3,8 @@
 public enum SimulatedTime {
     /// One hour in milliseconds.
     public static let hour: Int64 = 3_600_000
+    /// One minute in milliseconds.
+    public static let minute: Int64 = 60_000
     /// One day in milliseconds.
     public static let day: Int64 = 86_400_000
 

@@ -65,16 +65,33 @@ public struct Simulation: Sendable {
         }
         var encoder = RunMerger.Encoder()
         for index in order {
-            var postback = planned[index].postback
-            let signature: [UInt8]
-            do {
-                signature = try setup.appleSigner(for: postback.version)
-                    .signature(for: postback.signedString(postback.version.layout).bytes)
-            } catch {
-                throw SimulatorError(.outputFailure, "cannot sign a postback: \(error.reason)")
+            let plan = planned[index]
+            let copy = plan.developerCopy ? setup.developerCopyDestination(for: plan.framework) : nil
+            switch plan.body {
+            case .skadnetwork(var postback):
+                let signature: [UInt8]
+                do {
+                    signature = try setup.appleSigner(for: postback.version)
+                        .signature(for: postback.signedString(postback.version.layout).bytes)
+                } catch {
+                    throw SimulatorError(.outputFailure, "cannot sign a postback: \(error.reason)")
+                }
+                postback.attributionSignature = Data(signature).base64EncodedString()
+                encoder.append(plan, copyDestination: copy) { PostbackBytes.append(postback, to: &$0) }
+            case .adAttributionKit(let postback):
+                let signingInput = postback.signingInput
+                guard let signer = setup.appleAAK else {
+                    throw SimulatorError(.invalidKey, "$.apple-keys.aak: an AdAttributionKit ad won, and the campaign names no key to sign its postback")
+                }
+                let signature: [UInt8]
+                do {
+                    signature = try signer.rawSignature(for: Array(signingInput.utf8))
+                } catch {
+                    throw SimulatorError(.outputFailure, "cannot sign an AdAttributionKit postback: \(error.reason)")
+                }
+                let body = postback.body(jws: signingInput + "." + Base64URL.encode(signature))
+                encoder.append(plan, copyDestination: copy) { $0 += body.utf8 }
             }
-            postback.attributionSignature = Data(signature).base64EncodedString()
-            encoder.append(planned[index], postback: postback)
         }
         return (encoder.bytes, summary)
     }
@@ -104,7 +121,7 @@ public struct Simulation: Sendable {
                                       installedAt: record.installedAt, launchedAt: record.launchedAt,
                                       preparedAt: record.preparedAt, lastUpdateAt: record.lastUpdateAt, tier: record.tier)
             try emit(out)
-            if record.developerCopy, let copy = setup.developerCopyDestination {
+            if let copy = record.copyDestination {
                 out.destination = setup.destinations[copy]
                 out.recipient = .developer
                 try emit(out)

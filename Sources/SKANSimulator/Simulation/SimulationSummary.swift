@@ -36,12 +36,25 @@ public struct SimulationSummary: Sendable, Hashable {
     public var refusedUpdates = 0
     /// 4.0 fine values ignored after the first window.
     public var ignoredFineValues = 0
+    /// AdAttributionKit postbacks to ad networks, by conversion type (download, redownload, re-engagement).
+    public var aakPostbacksByType = [Int](repeating: 0, count: ConversionType.allCases.count)
+    /// Devices that had the app before the flight.
+    public var devicesWithApp = 0
+    /// Re-engagements started (taps on eligible ads that re-opened the app within cooldowns and limits).
+    public var reengagements = 0
+    /// Re-engagements that sent postbacks.
+    public var reengagementsAttributed = 0
+    /// Taps that re-opened the app without a re-engagement, by ``DeviceSimulator/ReengagementRefusal``.
+    public var reengagementRefusals = [Int](repeating: 0, count: DeviceSimulator.ReengagementRefusal.allCases.count)
 
     /// An empty summary.
     public init() {}
 
     /// All postbacks to ad networks.
-    public var postbacks: Int { postbacksByVersion.reduce(0, +) }
+    public var postbacks: Int { postbacksByVersion.reduce(0, +) + aakPostbacks }
+
+    /// AdAttributionKit postbacks to ad networks.
+    public var aakPostbacks: Int { aakPostbacksByType.reduce(0, +) }
 
     /// Adds one device's outcome.
     mutating func add(_ outcome: DeviceSimulator.Outcome) {
@@ -51,6 +64,11 @@ public struct SimulationSummary: Sendable, Hashable {
         refusedBadFields += outcome.refused[1]
         refusedUpdates += outcome.refusedUpdates
         ignoredFineValues += outcome.ignoredFineValues
+        if outcome.hadApp { devicesWithApp += 1 }
+        reengagements += outcome.reengagedAds.count
+        reengagementsAttributed += outcome.reengagementsAttributed
+        for index in reengagementRefusals.indices { reengagementRefusals[index] += outcome.reengagementRefusals[index] }
+        for planned in outcome.postbacks where planned.adAttributionKit?.conversionType == .reengagement { count(planned) }
         guard outcome.installAt != nil else { return }
         installs += 1
         if let reason = outcome.unattributed {
@@ -59,19 +77,25 @@ public struct SimulationSummary: Sendable, Hashable {
         }
         attributedInstalls += 1
         if outcome.redownload { redownloads += 1 }
-        for planned in outcome.postbacks {
-            let postback = planned.postback
+        for planned in outcome.postbacks where planned.adAttributionKit?.conversionType != .reengagement { count(planned) }
+    }
+
+    private mutating func count(_ planned: PlannedPostback) {
+        switch planned.body {
+        case .skadnetwork(let postback):
             postbacksByVersion[PostbackVersion.allCases.firstIndex(of: postback.version)!] += 1
-            if planned.isWinning {
-                winning += 1
-                if let index = postback.postbackSequenceIndex { postbacksByWindow[index] += 1 }
-                if (postback.postbackSequenceIndex ?? 0) == 0 { winningByTier[planned.tier] += 1 }
-            } else {
-                nonWinning += 1
-            }
-            if planned.developerCopy { developerCopies += 1 }
-            if postback.conversionValue == nil && postback.coarseConversionValue == nil { nullConversionValues += 1 }
+        case .adAttributionKit(let postback):
+            aakPostbacksByType[ConversionType.allCases.firstIndex(of: postback.conversionType)!] += 1
         }
+        if planned.isWinning {
+            winning += 1
+            if let index = planned.window { postbacksByWindow[index] += 1 }
+            if (planned.window ?? 0) == 0 { winningByTier[planned.tier] += 1 }
+        } else {
+            nonWinning += 1
+        }
+        if planned.developerCopy { developerCopies += 1 }
+        if !planned.carriesValue { nullConversionValues += 1 }
     }
 
     /// Adds another chunk's summary.
@@ -93,6 +117,11 @@ public struct SimulationSummary: Sendable, Hashable {
         nullConversionValues += other.nullConversionValues
         refusedUpdates += other.refusedUpdates
         ignoredFineValues += other.ignoredFineValues
+        for index in aakPostbacksByType.indices { aakPostbacksByType[index] += other.aakPostbacksByType[index] }
+        devicesWithApp += other.devicesWithApp
+        reengagements += other.reengagements
+        reengagementsAttributed += other.reengagementsAttributed
+        for index in reengagementRefusals.indices { reengagementRefusals[index] += other.reengagementRefusals[index] }
     }
 
     /// The summary as lines for a person.
@@ -100,8 +129,8 @@ public struct SimulationSummary: Sendable, Hashable {
         func percent(_ part: Int, _ whole: Int) -> String {
             whole == 0 ? "0%" : String(format: "%.1f%%", Double(part) * 100 / Double(whole))
         }
-        let versions = zip(PostbackVersion.allCases, postbacksByVersion).filter { $0.1 > 0 }
-            .map { "\($0.0.rawValue): \($0.1)" }.joined(separator: ", ")
+        let versions = (zip(PostbackVersion.allCases, postbacksByVersion).filter { $0.1 > 0 }.map { "\($0.0.rawValue): \($0.1)" }
+            + (aakPostbacks > 0 ? ["AdAttributionKit: \(aakPostbacks)"] : [])).joined(separator: ", ")
         var lines = [
             "devices            \(devices)",
             "impressions        \(impressionsShown) shown, \(refusedBadSignature + refusedBadFields) refused (\(refusedBadSignature) bad signature, \(refusedBadFields) bad fields)",
@@ -112,6 +141,13 @@ public struct SimulationSummary: Sendable, Hashable {
         ]
         if postbacksByWindow.contains(where: { $0 > 0 }) {
             lines.append("winning by window  0: \(postbacksByWindow[0]), 1: \(postbacksByWindow[1]), 2: \(postbacksByWindow[2])")
+        }
+        if aakPostbacks > 0 || devicesWithApp > 0 {
+            let types = zip(ConversionType.allCases, aakPostbacksByType).map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", ")
+            lines += [
+                "AdAttributionKit   \(types)",
+                "re-engagements     \(reengagements) started (\(devicesWithApp) devices had the app), \(reengagementsAttributed) with postbacks; taps refused: \(reengagementRefusals[0]) install cooldown, \(reengagementRefusals[1]) re-engagement cooldown, \(reengagementRefusals[2]) over the limits",
+            ]
         }
         lines += [
             "null values        \(nullConversionValues) postbacks without a conversion value",
