@@ -101,11 +101,13 @@ struct DemoCommand: AsyncParsableCommand {
         case .sqlite: "  skan.sqlite        the collector's database (try: skan report --db \(location.display) --by day --format table)"
         case .postgres: "  (the collector's database is \(location.display); try: skan report --db \(location.display) --by day --format table)"
         }
+        // A campaign with AdAttributionKit ads also needs the simulated AdAttributionKit key, by its kid.
+        let aakKey = setup.trustedKeys.compactMap(\.kid).map { " --aak-key \($0)=Keys/test/simulated-apple-aak-public-key.pem" }.joined()
         print("""
 
             left behind in \(folder.path):
             \(databaseLine)
-              postbacks.jsonl    what the devices sent, in send-time order (try: skan verify --trust-key Keys/test/simulated-apple-p256-public-key.pem \(postbacksPath))
+              postbacks.jsonl    what the devices sent, in send-time order (try: skan verify --trust-key Keys/test/simulated-apple-p256-public-key.pem\(aakKey) \(postbacksPath))
               report.csv         the report above as CSV
             """)
     }

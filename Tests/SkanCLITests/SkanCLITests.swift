@@ -241,5 +241,39 @@ extension CommandLineSuites {
                 "Tests/SKANReportsTests/Golden/skan-4.0-subscription--ad-network-window-tier--arrival.csv"), encoding: .utf8)
             #expect(report.stdout == golden)
         }
+
+        @Test("each AdAttributionKit sample simulates, verifies line by line, ingests and reports by framework",
+              arguments: ["aak-mixed", "aak-re-engagement"])
+        func adAttributionKitSample(name: String) async throws {
+            let folder = try SkanProcess.makeTemporaryFolder("skan-aak-flow")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let postbacks = folder.appendingPathComponent("p.jsonl").path
+            let database = folder.appendingPathComponent("skan.sqlite").path
+            let keys = ["--trust-key", "Keys/test/simulated-apple-p256-public-key.pem",
+                        "--aak-key", "simulated-apple-aak/0=Keys/test/simulated-apple-aak-public-key.pem"]
+            let simulate = try await SkanProcess.run(["simulate", "--campaign", "Samples/campaigns/\(name).json",
+                                                      "--seed", "3", "--devices", "400", "--out", postbacks])
+            #expect(simulate.status == 0, "\(simulate.stderr)")
+            let lines = try String(contentsOfFile: postbacks, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count > 100)
+            let verify = try await SkanProcess.run(["verify"] + keys + [postbacks])
+            #expect(verify.status == 0, "\(verify.stderr)")
+            #expect(verify.stdout.split(separator: "\n").filter { $0.contains(" valid framework=adattributionkit") }.count > 50)
+            #expect(verify.stdout.split(separator: "\n").allSatisfy { $0.contains(" valid ") })
+            // Without the simulated AdAttributionKit key, those lines are refused: Apple's keys never sign them.
+            let untrusted = try await SkanProcess.run(["verify", "--trust-key", "Keys/test/simulated-apple-p256-public-key.pem", postbacks])
+            #expect(untrusted.status == 1)
+            let ingest = try await SkanProcess.run(["ingest", "--db", database] + keys + [postbacks])
+            #expect(ingest.status == 0, "\(ingest.stderr)")
+            let report = try await SkanProcess.run(["report", "--db", database, "--by", "framework,conversion-type", "--format", "csv"])
+            #expect(report.status == 0, "\(report.stderr)")
+            // The report counts each ad network postback once (developer copies are duplicates at the collector).
+            let networkLines = lines.filter { $0.contains(#""recipient":"ad-network""#) }.count
+            let rows = report.stdout.split(whereSeparator: \.isNewline).dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            #expect(rows.reduce(0) { $0 + (Int($1[2]) ?? 0) } == networkLines)
+            #expect(rows.contains { $0[0] == "adattributionkit" })
+            if name == "aak-re-engagement" { #expect(rows.contains { $0[1] == "re-engagement" }) }
+            if name == "aak-mixed" { #expect(rows.contains { $0[0] == "skadnetwork" }) }
+        }
     }
 }

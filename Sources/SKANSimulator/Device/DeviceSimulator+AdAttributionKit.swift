@@ -112,6 +112,7 @@ extension DeviceSimulator {
             if result == .accepted || result == .fineIgnored, conversions[target].firstCall == nil {
                 conversions[target].firstCall = step.at
             }
+            outcome.note(step.at, "updateConversionValue(\(rule.fine.map(String.init) ?? "-"), coarse: \(rule.coarse?.rawValue ?? "-"), lockPostback: \(rule.lock)) for the \(conversions[target].kind.rawValue) of \(SimulatedTime.iso8601(conversions[target].start)): \(result)")
             if conversions[target].kind == .reengagement {
                 if result == .outOfRange { outcome.refusedUpdates += 1 }
                 if result == .fineIgnored { outcome.ignoredFineValues += 1 }

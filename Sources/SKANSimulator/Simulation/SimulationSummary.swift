@@ -142,12 +142,12 @@ public struct SimulationSummary: Sendable, Hashable {
         if postbacksByWindow.contains(where: { $0 > 0 }) {
             lines.append("winning by window  0: \(postbacksByWindow[0]), 1: \(postbacksByWindow[1]), 2: \(postbacksByWindow[2])")
         }
-        if aakPostbacks > 0 || devicesWithApp > 0 {
+        if aakPostbacks > 0 {
             let types = zip(ConversionType.allCases, aakPostbacksByType).map { "\($0.0.rawValue) \($0.1)" }.joined(separator: ", ")
-            lines += [
-                "AdAttributionKit   \(types)",
-                "re-engagements     \(reengagements) started (\(devicesWithApp) devices had the app), \(reengagementsAttributed) with postbacks; taps refused: \(reengagementRefusals[0]) install cooldown, \(reengagementRefusals[1]) re-engagement cooldown, \(reengagementRefusals[2]) over the limits",
-            ]
+            lines.append("AdAttributionKit   \(types)")
+        }
+        if devicesWithApp + reengagements + reengagementRefusals.reduce(0, +) > 0 {
+            lines.append("re-engagements     \(reengagements) started (\(devicesWithApp) devices had the app), \(reengagementsAttributed) with postbacks; taps refused: \(reengagementRefusals[0]) install cooldown, \(reengagementRefusals[1]) re-engagement cooldown, \(reengagementRefusals[2]) over the limits")
         }
         lines += [
             "null values        \(nullConversionValues) postbacks without a conversion value",
