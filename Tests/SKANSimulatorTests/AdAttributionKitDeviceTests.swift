@@ -142,6 +142,31 @@ struct AdAttributionKitDeviceTests {
         #expect(overlapping.locked < overlapping.total)
     }
 
+    @Test("conversion tags send an update to the conversion that caused it; without them, to the most recent", arguments: [true, false])
+    func conversionTags(tags: Bool) throws {
+        let setup = try Fixtures.setup("aak-re-engagement.json") { campaign in
+            campaign.settings.conversionTags = tags
+            campaign.advertisedApp.infoPlist.overlappingConversions = true
+            campaign.privacyTiers = [0, 1, 0, 0]
+        }
+        let rules = try #require(setup.campaign.conversionSchema.first { $0.coarse == .high })
+        let day = SimulatedTime.day, t0 = setup.campaign.start
+        // The install's own late event (day 3, its second window) comes after a re-engagement started on day 1.
+        let install = AAKConversion(start: t0, installAt: t0, kind: .download, winner: 0, losers: [], tier: 1,
+                                    events: [(t0, nil), (t0 + 3 * day, rules)], firstCall: t0, timing: .standard)
+        let reengagement = AAKConversion(start: t0 + day, installAt: t0 + day, kind: .reengagement, winner: 0, losers: [],
+                                         tier: 1, events: [(t0 + day + 1, setup.campaign.conversionSchema[0])],
+                                         firstCall: nil, timing: .standard)
+        var outcome = DeviceSimulator.Outcome()
+        var random = SeededRandom(seed: 1)
+        DeviceSimulator(setup: setup, seed: 1).planAdAttributionKit([install, reengagement], outcome: &outcome, random: &random)
+        func coarse(_ type: ConversionType, window: Int) -> CoarseValue? {
+            outcome.postbacks.first { $0.conversionType == type && $0.window == window }?.coarseValue
+        }
+        #expect(coarse(.download, window: 1) == (tags ? .high : nil))
+        #expect(coarse(.reengagement, window: 1) == (tags ? .low : .high))
+    }
+
     @Test("tier rules for AdAttributionKit fields: publisher, marketplace and country only in a top-tier first postback", arguments: seeds)
     func tierRules(seed: UInt64) throws {
         let setup = try Fixtures.setup("aak-mixed.json")
