@@ -217,3 +217,29 @@ struct AAKVerifierTests {
     }
 }
 
+
+/// The writer of AdAttributionKit postbacks (the simulator's) against the verifier that reads them.
+@Suite("AdAttributionKit postback writer")
+struct AAKPostbackWriterTests {
+    @Test("a written and signed postback verifies, every field read back as written", arguments: [false, true])
+    func roundTrip(topTier: Bool) throws {
+        let postback = AAKPostback(
+            kid: AAKVerifierTests.kid, adNetworkIdentifier: "example.adattributionkit",
+            postbackIdentifier: "9a5a3ae0-5f14-4d49-8bd0-3f6c5d0c2a11", advertisedItemIdentifier: 525463029,
+            conversionType: .reengagement, didWin: true, postbackSequenceIndex: 1, sourceIdentifier: "39",
+            publisherItemIdentifier: topTier ? 1111111111 : nil, marketplaceIdentifier: topTier ? "com.apple.AppStore" : nil,
+            conversionValue: topTier ? 12 : nil, coarseConversionValue: topTier ? nil : .medium,
+            adInteractionType: .click, countryCode: topTier ? "US" : nil)
+        let input = postback.signingInput
+        let body = postback.body(signingInput: input, signature: try AAKVerifierTests.key.es256Signature(for: input))
+        guard case .valid(let verified) = AAKVerifierTests.verifier.verify(Array(body.utf8)),
+              case .adAttributionKit(let detail) = verified.detail else {
+            Issue.record("did not verify: \(body)")
+            return
+        }
+        var expected = postback
+        expected.jwsString = detail.postback.jwsString
+        #expect(detail.postback == expected)
+        #expect(String(decoding: input, as: UTF8.self) == detail.postback.jwsString.split(separator: ".").prefix(2).joined(separator: "."))
+    }
+}

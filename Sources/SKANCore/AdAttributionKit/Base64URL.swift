@@ -56,10 +56,18 @@ public enum Base64URL {
     /// Each byte's value in the alphabet, 0xFF for a byte outside it.
     private static let sextets: [UInt8] = (0...255).map { sextet(UInt8($0)) ?? 0xFF }
 
+    /// The base64url alphabet (RFC 4648 §5).
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
     /// `bytes` as unpadded base64url.
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var out: [UInt8] = []
+        append(bytes, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `bytes` as unpadded base64url to `out`, for writers that build their output as bytes.
+    public static func append(_ bytes: some Sequence<UInt8>, to out: inout [UInt8]) {
         var buffer: UInt32 = 0
         var bits = 0
         for byte in bytes {
@@ -71,7 +79,6 @@ public enum Base64URL {
             }
         }
         if bits > 0 { out.append(alphabet[Int((buffer << UInt32(6 - bits)) & 0x3F)]) }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private static func sextet(_ character: UInt8) -> UInt8? {

@@ -12,6 +12,8 @@ public struct CampaignSetup: Sendable {
     let appleP192: DeterministicSigner
     /// Signs AdAttributionKit postbacks (ES256), when the campaign names the key.
     let appleAAK: DeterministicSigner?
+    /// The JWS header segment every AdAttributionKit postback of the run starts with (one kid).
+    let aakHeaderSegment: [UInt8]
     /// The public halves, for callers that build a key ring trusting the simulated Apple.
     public let applePublicKeys: [ECPublicKey]
     /// The simulated Apple keys as a key ring holds them: P-256 and P-192 by curve, the AdAttributionKit key by
@@ -67,6 +69,7 @@ public struct CampaignSetup: Sendable {
             appleAAK = nil
         }
         trustedKeys = trusted
+        aakHeaderSegment = AAKPostback.headerSegment(kid: campaign.appleKeys.aakKid)
         rules = DeviceRules(campaign: campaign)
         var signers: [ECPrivateKey] = []
         var publicKeys: [ECPublicKey] = []

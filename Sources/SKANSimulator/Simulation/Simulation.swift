@@ -79,18 +79,18 @@ public struct Simulation: Sendable {
                 postback.attributionSignature = Data(signature).base64EncodedString()
                 encoder.append(plan, copyDestination: copy) { PostbackBytes.append(postback, to: &$0) }
             case .adAttributionKit(let postback):
-                let signingInput = postback.signingInput
                 guard let signer = setup.appleAAK else {
                     throw SimulatorError(.invalidKey, "$.apple-keys.aak: an AdAttributionKit ad won, and the campaign names no key to sign its postback")
                 }
+                var signingInput = setup.aakHeaderSegment
+                postback.appendSigningInput(payloadTo: &signingInput)
                 let signature: [UInt8]
                 do {
-                    signature = try signer.rawSignature(for: Array(signingInput.utf8))
+                    signature = try signer.rawSignature(for: signingInput)
                 } catch {
                     throw SimulatorError(.outputFailure, "cannot sign an AdAttributionKit postback: \(error.reason)")
                 }
-                let body = postback.body(jws: signingInput + "." + Base64URL.encode(signature))
-                encoder.append(plan, copyDestination: copy) { $0 += body.utf8 }
+                encoder.append(plan, copyDestination: copy) { postback.appendBody(signingInput: signingInput, signature: signature, to: &$0) }
             }
         }
         return (encoder.bytes, summary)
