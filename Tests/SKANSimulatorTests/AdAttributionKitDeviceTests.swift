@@ -72,6 +72,7 @@ struct AdAttributionKitDeviceTests {
                 campaign.ads = [view]
                 campaign.audience.installDelayHours = 30...40
                 campaign.audience.impressionsPerDevice = 1...1
+                campaign.audience.viewSeconds = nil
                 campaign.audience.appStoreRate = 1
                 campaign.advertisedApp.infoPlist.configurations.global.viewDays = viewDays
             }
@@ -86,6 +87,21 @@ struct AdAttributionKitDeviceTests {
         let longer = try run(viewDays: 2)
         #expect(longer.attributedInstalls == longer.installs)
         #expect(longer.aakPostbacks > 0)
+    }
+
+    @Test("a view shorter than 2 seconds never counts, in either framework")
+    func shortViews() throws {
+        func viewPostbacks(seconds: ClosedRange<Double>) throws -> Int {
+            let setup = try Fixtures.setup("aak-mixed.json") { $0.audience.viewSeconds = seconds }
+            return Self.outcomes(setup, seed: 4).flatMap(\.postbacks).filter { planned in
+                switch planned.body {
+                case .skadnetwork(let postback): postback.fidelityType == 0
+                case .adAttributionKit(let postback): postback.adInteractionType == .view
+                }
+            }.count
+        }
+        #expect(try viewPostbacks(seconds: 0...1.99) == 0)
+        #expect(try viewPostbacks(seconds: 2...5) > 20)
     }
 
     @Test("re-engagements: only taps on eligible ads by people with the app; cooldowns, limits, no non-winning postbacks", arguments: seeds)

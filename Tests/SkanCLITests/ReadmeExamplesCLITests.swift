@@ -186,7 +186,9 @@ enum ReadmeExamples {
                 if command.background {
                     let log = ".readme-server-\(number).out"
                     let lines = max(1, command.expected.count)
-                    script += "\(text) > \(log) 2>&1 &\nserver=$!; servers=\"$servers $server\"\n"
+                    // The log exists before the server starts: under load the wait below could read it before
+                    // the background shell had opened it.
+                    script += ": > \(log)\n\(text) > \(log) 2>&1 &\nserver=$!; servers=\"$servers $server\"\n"
                     // Wait (at most 60 s) until it printed the lines the README shows, or died.
                     script += "for i in $(seq 600); do [ \"$(wc -l < \(log))\" -ge \(lines) ] && break; kill -0 $server 2>/dev/null || break; sleep 0.1; done\n"
                     script += "head -n \(lines) \(log)\n"

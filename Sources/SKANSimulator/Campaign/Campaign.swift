@@ -302,12 +302,15 @@ public struct Audience: Sendable, Decodable {
     public var countries: [(code: String, share: Double)] = [("US", 1)]
     /// `marketplace-identifier` of top-tier AdAttributionKit postbacks. Default `com.apple.AppStore`.
     public var marketplace = "com.apple.AppStore"
+    /// How long a view-through ad stays on screen, seconds, drawn uniformly; views under 2 s never count. Absent
+    /// (the default): every view lasts long enough.
+    public var viewSeconds: ClosedRange<Double>?
 
     enum CodingKeys: String, CodingKey {
         case impressionsPerDevice = "impressions-per-device", installDelayHours = "install-delay-hours"
         case launchDelayHours = "launch-delay-hours", appStoreRate = "app-store-rate"
         case redownloadRate = "redownload-rate", organicInstallRate = "organic-install-rate"
-        case installedRate = "installed-rate", countries, marketplace
+        case installedRate = "installed-rate", countries, marketplace, viewSeconds = "view-seconds"
     }
 
     init() {}
@@ -324,6 +327,7 @@ public struct Audience: Sendable, Decodable {
         redownloadRate = try c.decodeRate(forKey: .redownloadRate, in: 0...1, default: 0.1)
         organicInstallRate = try c.decodeRate(forKey: .organicInstallRate, in: 0...1, default: 0)
         installedRate = try c.decodeRate(forKey: .installedRate, in: 0...1, default: 0)
+        if c.contains(.viewSeconds) { viewSeconds = try c.decodeRange(Double.self, forKey: .viewSeconds, within: 0...3600) }
         marketplace = try c.decodeIfPresent(String.self, forKey: .marketplace) ?? marketplace
         if marketplace.isEmpty { throw c.invalid(.marketplace, "a marketplace id such as \"com.apple.AppStore\"") }
         if c.contains(.countries) {

@@ -89,7 +89,12 @@ public struct DeviceSimulator: Sendable {
         let ad: Int
         let at: Int64
         let entry: ImpressionPool.Entry
+        /// False for a view shorter than ``minimumViewSeconds``: the device never records it.
+        var counted = true
     }
+
+    /// How long a view-through ad must stay on screen to count (iOS 15.4 and later).
+    public static let minimumViewSeconds = 2.0
 
     let setup: CampaignSetup
     /// Keys the transaction ids with the run's campaign and seed.
@@ -136,7 +141,13 @@ public struct DeviceSimulator: Sendable {
             let pool = setup.pools[ad]
             let entry = random.chance(campaign.settings.refusedImpressionRate)
                 ? pool.faulty[random.below(pool.faulty.count)] : pool.valid[random.below(pool.valid.count)]
-            shown.append(Shown(ad: ad, at: at, entry: entry))
+            // A view counts only after 2 seconds on screen (iOS 15.4+; spec §6.4, §8.1). Drawn only when the
+            // campaign says how long views last, so other campaigns draw what they drew before.
+            var counted = true
+            if campaign.ads[ad].kind == .viewThrough, let seconds = audience.viewSeconds {
+                counted = random.double(in: seconds) >= Self.minimumViewSeconds
+            }
+            shown.append(Shown(ad: ad, at: at, entry: entry, counted: counted))
         }
         shown.sort { $0.at < $1.at }
         outcome.shown = shown.count
@@ -181,6 +192,7 @@ public struct DeviceSimulator: Sendable {
                 outcome.refused[refusal.rawValue] += 1
                 continue
             }
+            guard impression.counted else { continue }
             let ad = campaign.ads[impression.ad]
             let retention: Int64?
             switch ad.framework {
@@ -308,6 +320,8 @@ public struct DeviceSimulator: Sendable {
             let status: String
             if let refusal = impression.entry.refusal {
                 status = "refused (\(refusal == .badSignature ? "bad signature" : "bad fields"): \(impression.entry.fault ?? ""))"
+            } else if !impression.counted {
+                status = "not recorded (on screen under 2 s)"
             } else if let installAt, impression.at <= installAt {
                 status = kept.contains { $0.at == impression.at && $0.ad == impression.ad }
                     ? "kept for attribution" : "not kept (outside its window, or over the view-through cap)"
