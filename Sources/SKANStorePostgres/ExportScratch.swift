@@ -40,7 +40,7 @@ struct ExportScratch {
             case .float8: slots[index] = buffer.readInteger(as: UInt64.self).map { .real(Double(bitPattern: $0)) } ?? .null
             default:
                 let start = bytes.count
-                bytes.append(contentsOf: buffer.readableBytesView)
+                buffer.withUnsafeReadableBytes { bytes.append(contentsOf: $0) }
                 slots[index] = cell.dataType == .bytea ? .blob(start, bytes.count - start) : .text(start, bytes.count - start)
             }
         }

@@ -47,7 +47,8 @@ public enum Exporter {
             if index > 0 { buffer.append(0x2C) }
             switch row.value(at: index) {
             case .null: break
-            case .integer(let number): buffer += String(number).utf8
+            // Integers straight into the buffer, without a String per cell.
+            case .integer(let number): JSONWriter.appendInteger(number, to: &buffer)
             case .real(let number): buffer += String(number).utf8
             case .text(let bytes), .blob(let bytes): if !bytes.isEmpty { CSVEncoding.appendField(bytes, to: &buffer) }
             }
