@@ -50,7 +50,7 @@ extension PostgresPostbackStore {
             }
         }
         let inserts = stride(from: 0, to: accepted.count, by: Self.rowsPerInsert).map { start in
-            Self.insert(accepted[start..<min(start + Self.rowsPerInsert, accepted.count)].map(\.postback))
+            Self.insert(accepted[start..<min(start + Self.rowsPerInsert, accepted.count)].map(\.postback), collector: collector)
         }
         let refusals = rejected.map { Self.insert($0, cap: cap) }
         let outcomes = try await pool.run(.writeFailed, "cannot store \(entries.count) postbacks") { client in
@@ -121,9 +121,10 @@ extension PostgresPostbackStore {
         return rows.joined(separator: ",")
     }
 
-    /// The insert of `postbacks` and this collector's counters for the rows it stored, as one statement: the values
-    /// carry each postback's counter name, the insert returns the keys it stored, and a second insert in the same
-    /// statement adds their count per name. Returns the stored keys, as ``insert(_:)`` does.
+    /// The insert of `postbacks`, this collector's counters and its rollup rows for the postbacks it stored, as one
+    /// statement: the values carry each postback's counter name, the insert returns what it stored, a second insert
+    /// in the same statement adds their count per name, and a third adds them to ``PostbackRollups``. Returns the
+    /// stored keys, as ``insert(_:collector:)`` does.
     static func insertCounting(_ postbacks: [AcceptedPostback], collector: String) -> PostgresQuery {
         var binds = PostgresBindings(capacity: postbacks.count * (PostbackTable.columns.count + 1) + 1)
         binds.append(collector)
@@ -135,27 +136,58 @@ extension PostgresPostbackStore {
             WITH batch (\(names), skan_counter) AS (VALUES \(rows)),
             stored AS (
                 INSERT INTO \(PostbackTable.name) (\(names)) SELECT \(names) FROM batch
-                ON CONFLICT DO NOTHING RETURNING \(key.joined(separator: ", "))),
+                ON CONFLICT DO NOTHING RETURNING \(returned.joined(separator: ", "))),
             counted AS (
                 INSERT INTO stat_counters (collector, name, value)
                 SELECT $1, batch.skan_counter, count(*) FROM stored JOIN batch ON \(join) GROUP BY batch.skan_counter
-                ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value)
+                ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value),
+            rolled AS (\(rollupInsert))
             SELECT \(key.joined(separator: ", ")) FROM stored
             """
         return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
 
     /// The insert of `postbacks`, made from ``PostbackTable/columns``, returning the unique key of each row it
-    /// stored: a row whose key is already there (from any collector) is skipped and not returned.
-    static func insert(_ postbacks: [AcceptedPostback]) -> PostgresQuery {
-        var binds = PostgresBindings(capacity: postbacks.count * PostbackTable.columns.count)
+    /// stored: a row whose key is already there (from any collector) is skipped and not returned. The rows it stored
+    /// are added to this collector's rollup rows in the same statement.
+    static func insert(_ postbacks: [AcceptedPostback], collector: String) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: postbacks.count * PostbackTable.columns.count + 1)
+        binds.append(collector)
         let rows = valueRows(postbacks, counterNames: false, binds: &binds)
+        let key = PostbackTable.uniqueKey.map(\.name).joined(separator: ", ")
         let sql = """
-            INSERT INTO \(PostbackTable.name) (\(PostbackTable.columns.map(\.name).joined(separator: ", "))) VALUES \(rows)
-            ON CONFLICT DO NOTHING RETURNING \(PostbackTable.uniqueKey.map(\.name).joined(separator: ", "))
+            WITH stored AS (
+                INSERT INTO \(PostbackTable.name) (\(PostbackTable.columns.map(\.name).joined(separator: ", "))) VALUES \(rows)
+                ON CONFLICT DO NOTHING RETURNING \(returned.joined(separator: ", "))),
+            rolled AS (\(rollupInsert))
+            SELECT \(key) FROM stored
             """
         return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
+
+    /// What an insert returns of each row it stored: the unique key, and what ``rollupInsert`` counts.
+    static let returned: [String] = {
+        var names = PostbackTable.uniqueKey.map(\.name)
+        for name in [PostbackTable.receivedAt.name] + PostbackRollups.columns.map(\.name) where !names.contains(name) {
+            names.append(name)
+        }
+        return names
+    }()
+
+    /// Adds the rows of `stored` (an insert's `RETURNING` ``returned``) to this collector's (`$1`) rows of
+    /// ``PostbackRollups``, one row per day and key: several collectors write at once, and rows of their own keep
+    /// them from waiting on each other's locks. Sorted, so that two statements lock shared rows in one order.
+    static let rollupInsert: String = {
+        let names = PostbackRollups.columns.map(\.name).joined(separator: ", ")
+        let groups = (2...PostbackRollups.columns.count + 1).map(String.init).joined(separator: ", ")
+        return """
+            INSERT INTO \(PostbackRollups.name) (\(PostbackRollups.day), \(names), collector, \(PostbackRollups.count))
+                SELECT substr(received_at, 1, 10), \(names), $1, count(*) FROM stored
+                GROUP BY 1, \(groups) ORDER BY 1, \(groups)
+                ON CONFLICT ON CONSTRAINT \(PostgresSchema.rollupKey)
+                DO UPDATE SET \(PostbackRollups.count) = \(PostbackRollups.name).\(PostbackRollups.count) + excluded.\(PostbackRollups.count)
+            """
+    }()
 
     /// The insert of one refusal, every value a client chose cut as the cap says.
     static func insert(_ refusal: RejectedPostback, cap: RejectionCap) -> PostgresQuery {

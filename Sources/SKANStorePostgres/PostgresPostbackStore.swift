@@ -131,11 +131,30 @@ public final class PostgresPostbackStore: PostbackStore {
                     INSERT INTO stat_counters (collector, name, value) SELECT '', name, sum(value) FROM mine GROUP BY name
                     ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value
                     """, logger: logger)
+                try await client.query(Self.foldRollups(collector), logger: logger)
             }
         } catch {
             // The rows stay as they are and still sum to the right counts: a fold is tidiness, not correctness.
             logger.warning("cannot fold the counters on close", metadata: ["code": "\(error.code)"])
         }
         await pool.close()
+    }
+
+    /// Moves this collector's rollup rows onto the shared rows (collector `''`), as the counters are folded.
+    static func foldRollups(_ collector: String) -> PostgresQuery {
+        let names = PostbackRollups.columns.map(\.name).joined(separator: ", ")
+        let count = PostbackRollups.count
+        return PostgresQuery(unsafeSQL: """
+            WITH mine AS (DELETE FROM \(PostbackRollups.name) WHERE collector = $1 RETURNING *)
+            INSERT INTO \(PostbackRollups.name) (\(PostbackRollups.day), \(names), collector, \(count))
+            SELECT \(PostbackRollups.day), \(names), '\(PostgresSchema.sharedCollector)', \(count) FROM mine
+            ORDER BY \((1...PostbackRollups.columns.count + 1).map(String.init).joined(separator: ", "))
+            ON CONFLICT ON CONSTRAINT \(PostgresSchema.rollupKey)
+            DO UPDATE SET \(count) = \(PostbackRollups.name).\(count) + excluded.\(count)
+            """, binds: {
+                var binds = PostgresBindings(capacity: 1)
+                binds.append(collector)
+                return binds
+            }())
     }
 }

@@ -2,10 +2,15 @@
 /// the value split, then the counts; group by them all; order by the dimensions; the day range as arguments) is
 /// the same for every engine and written once in ``statement(for:)``; each dialect supplies its expressions.
 public protocol AggregateSQLDialect {
-    /// A dimension as an expression of the dialect.
+    /// A dimension as an expression of the dialect, over the columns of ``PostbackTable`` (which
+    /// ``PostbackRollups`` keeps under the same names).
     static func expression(_ dimension: AggregateQuery.Dimension, day: AggregateQuery.DayBasis) -> String
     /// The counts, in ``AggregateRow``'s order.
     static var counts: [String] { get }
+    /// The same counts over ``PostbackRollups``, where a row stands for ``PostbackRollups/count`` postbacks.
+    static var rollupCounts: [String] { get }
+    /// The rollup's ``PostbackRollups/day`` as the day dimension: of the type the arrival day's expression has.
+    static var rollupDay: String { get }
     /// The `number`th argument's placeholder (from 1).
     static func placeholder(_ number: Int) -> String
     /// What follows each position of `ORDER BY`, so that absent values sort first on every engine.
@@ -13,22 +18,29 @@ public protocol AggregateSQLDialect {
 }
 
 extension AggregateSQLDialect {
-    /// The statement and its arguments.
+    /// The statement and its arguments. The one place that chooses the table: the per-day rollup when
+    /// ``PostbackRollups/covers(_:)`` says it holds everything the query reads (and the query allows it), else every
+    /// postback. The two give the same rows in the same order: the rollup keeps the columns under their names and
+    /// types, so only the day and the counts are spelled differently.
     public static func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
-        var select = query.dimensions.map { expression($0, day: query.day) }
+        let rollup = query.allowsRollups && PostbackRollups.covers(query)
+        func column(_ dimension: AggregateQuery.Dimension) -> String {
+            rollup && dimension == .day ? rollupDay : expression(dimension, day: query.day)
+        }
+        var select = query.dimensions.map(column)
         if query.splitsByValue { select += [PostbackTable.conversionValue.name, PostbackTable.coarseConversionValue.name] }
         let groups = select.isEmpty ? "" : "GROUP BY " + (1...select.count).map(String.init).joined(separator: ", ")
         let order = query.dimensions.isEmpty ? ""
             : "ORDER BY " + (1...query.dimensions.count).map { "\($0)\(orderSuffix)" }.joined(separator: ", ")
         var conditions: [String] = []
         var arguments: [String] = []
-        let day = expression(.day, day: query.day)
+        let day = column(.day)
         if let from = query.from { arguments.append(from); conditions.append("\(day) >= \(placeholder(arguments.count))") }
         if let to = query.to { arguments.append(to); conditions.append("\(day) <= \(placeholder(arguments.count))") }
         for filter in query.filters {
             // Compared as text, the form the value has in a group's keys, so that a filter reads like a report cell
             // (`window=0`, `did-win=true`) on every engine; CAST ... AS TEXT is standard SQL.
-            let value = expression(filter.dimension, day: query.day)
+            let value = column(filter.dimension)
             if let text = filter.value {
                 arguments.append(text)
                 conditions.append("CAST(\(value) AS TEXT) = \(placeholder(arguments.count))")
@@ -36,9 +48,10 @@ extension AggregateSQLDialect {
                 conditions.append("\(value) IS NULL")
             }
         }
+        let table = rollup ? PostbackRollups.name : PostbackTable.name
         let sql = """
-            SELECT \((select + counts).joined(separator: ", "))
-            FROM \(PostbackTable.name)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            SELECT \((select + (rollup ? rollupCounts : counts)).joined(separator: ", "))
+            FROM \(table)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             \(groups) \(order)
             """
         return (sql, arguments)

@@ -138,6 +138,63 @@ enum SQLiteSchema {
                 CREATE INDEX web_ads_expires_at ON web_ads (expires_at);
                 """)
         }
+        migrator.registerMigration("0006-rollups") { db in
+            // The dashboard's panels over millions of postbacks read the per-day rollup instead of every row. A
+            // trigger keeps it, so every writer of the file keeps it (an older release's too) in the transaction of
+            // its insert; a repeat of a dedup key inserts no row and fires nothing. The rows already stored are
+            // counted once, here.
+            try db.execute(sql: rollupTable + ";\n" + rollupTrigger + ";\n" + rollupBackfill)
+        }
         return migrator
+    }
+
+    /// `postback_rollups` as ``PostbackRollups`` describes it, and the index the trigger finds a row by. NULLs are
+    /// distinct in a SQLite unique index, so the trigger, not the index, keeps one row per key: it compares with
+    /// `IS`, which the index serves.
+    static var rollupTable: String {
+        let columns = PostbackRollups.columns.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+        let key = ([PostbackRollups.day] + PostbackRollups.columns.map(\.name)).joined(separator: ", ")
+        return """
+            CREATE TABLE \(PostbackRollups.name) (
+                \(PostbackRollups.day) TEXT NOT NULL,
+                \(columns.joined(separator: ",\n    ")),
+                \(PostbackRollups.count) INTEGER NOT NULL
+            );
+            CREATE UNIQUE INDEX \(PostbackRollups.name)_key ON \(PostbackRollups.name) (\(key))
+            """
+    }
+
+    /// Adds each inserted postback to its row of the rollup, or makes the row: an update, then an insert when the
+    /// update found none (`changes()` inside a trigger counts the trigger's own last statement).
+    static var rollupTrigger: String {
+        let names = PostbackRollups.columns.map(\.name)
+        let matches = names.map { "\($0) IS NEW.\($0)" }
+        return """
+            CREATE TRIGGER \(PostbackRollups.name)_count AFTER INSERT ON \(PostbackTable.name) BEGIN
+                UPDATE \(PostbackRollups.name) SET \(PostbackRollups.count) = \(PostbackRollups.count) + 1
+                    WHERE \(PostbackRollups.day) = substr(NEW.received_at, 1, 10) AND \(matches.joined(separator: " AND "));
+                INSERT INTO \(PostbackRollups.name) (\(PostbackRollups.day), \(names.joined(separator: ", ")), \(PostbackRollups.count))
+                    SELECT substr(NEW.received_at, 1, 10), \(names.map { "NEW.\($0)" }.joined(separator: ", ")), 1 WHERE changes() = 0;
+            END
+            """
+    }
+
+    /// Counts the postbacks stored before the rollup existed.
+    static var rollupBackfill: String {
+        let names = PostbackRollups.columns.map(\.name).joined(separator: ", ")
+        return """
+            INSERT INTO \(PostbackRollups.name) (\(PostbackRollups.day), \(names), \(PostbackRollups.count))
+                SELECT substr(received_at, 1, 10), \(names), count(*) FROM \(PostbackTable.name)
+                GROUP BY \((1...PostbackRollups.columns.count + 1).map(String.init).joined(separator: ", "))
+            """
+    }
+
+    /// A column kind's SQLite type, as the postbacks table declares it.
+    static func type(of kind: PostbackColumn.Kind) -> String {
+        switch kind {
+        case .text: "TEXT"
+        case .integer, .boolean: "INTEGER"
+        case .blob: "BLOB"
+        }
     }
 }
