@@ -19,9 +19,9 @@ enum PostgresAggregateSQL: AggregateSQLDialect {
         "count(*) FILTER (WHERE conversion_value IS NULL AND coarse_conversion_value IS NULL)",
     ]
 
-    /// The counts over ``PostbackRollups``, each row weighing its count; `sum` of `bigint` is `numeric`, cast back.
+    /// The counts over ``PostbackRollup``, each row weighing its count; `sum` of `bigint` is `numeric`, cast back.
     static let rollupCounts = [
-        "COALESCE(sum(\(PostbackRollups.count)), 0)::bigint",
+        "COALESCE(sum(\(PostbackRollup.count)), 0)::bigint",
         rollupSum("\(firstWinning) AND \(notReengagement)"),
         rollupSum("\(firstWinning) AND redownload"),
         rollupSum("\(firstWinning) AND NOT \(notReengagement)"),
@@ -30,10 +30,10 @@ enum PostgresAggregateSQL: AggregateSQLDialect {
     ]
 
     /// The rollup's day column, collated as the arrival day's expression is.
-    static let rollupDay = "\(PostbackRollups.day) COLLATE \"C\""
+    static let rollupDay = "\(PostbackRollup.day) COLLATE \"C\""
 
     static func rollupSum(_ condition: String) -> String {
-        "COALESCE(sum(\(PostbackRollups.count)) FILTER (WHERE \(condition)), 0)::bigint"
+        "COALESCE(sum(\(PostbackRollup.count)) FILTER (WHERE \(condition)), 0)::bigint"
     }
 
     /// A winning first postback: did-win true or absent, window 0 or absent.

@@ -123,7 +123,7 @@ extension PostgresPostbackStore {
 
     /// The insert of `postbacks`, this collector's counters and its rollup rows for the postbacks it stored, as one
     /// statement: the values carry each postback's counter name, the insert returns what it stored, a second insert
-    /// in the same statement adds their count per name, and a third adds them to ``PostbackRollups``. Returns the
+    /// in the same statement adds their count per name, and the last add them to every ``PostbackRollup``. Returns the
     /// stored keys, as ``insert(_:collector:)`` does.
     static func insertCounting(_ postbacks: [AcceptedPostback], collector: String) -> PostgresQuery {
         var binds = PostgresBindings(capacity: postbacks.count * (PostbackTable.columns.count + 1) + 1)
@@ -141,7 +141,7 @@ extension PostgresPostbackStore {
                 INSERT INTO stat_counters (collector, name, value)
                 SELECT $1, batch.skan_counter, count(*) FROM stored JOIN batch ON \(join) GROUP BY batch.skan_counter
                 ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value),
-            rolled AS (\(rollupInsert))
+            \(rollupInserts)
             SELECT \(key.joined(separator: ", ")) FROM stored
             """
         return PostgresQuery(unsafeSQL: sql, binds: binds)
@@ -159,35 +159,37 @@ extension PostgresPostbackStore {
             WITH stored AS (
                 INSERT INTO \(PostbackTable.name) (\(PostbackTable.columns.map(\.name).joined(separator: ", "))) VALUES \(rows)
                 ON CONFLICT DO NOTHING RETURNING \(returned.joined(separator: ", "))),
-            rolled AS (\(rollupInsert))
+            \(rollupInserts)
             SELECT \(key) FROM stored
             """
         return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
 
-    /// What an insert returns of each row it stored: the unique key, and what ``rollupInsert`` counts.
+    /// What an insert returns of each row it stored: the unique key, and what ``rollupInserts`` count.
     static let returned: [String] = {
         var names = PostbackTable.uniqueKey.map(\.name)
-        for name in [PostbackTable.receivedAt.name] + PostbackRollups.columns.map(\.name) where !names.contains(name) {
+        let kept = PostbackRollup.all.flatMap(\.columns).map(\.name)
+        for name in [PostbackTable.receivedAt.name, PostbackTable.sourceIdentifier.name] + kept where !names.contains(name) {
             names.append(name)
         }
         return names
     }()
 
-    /// Adds the rows of `stored` (an insert's `RETURNING` ``returned``) to this collector's (`$1`) rows of
-    /// ``PostbackRollups``, one row per day and key: several collectors write at once, and rows of their own keep
+    /// The CTEs that add the rows of `stored` (an insert's `RETURNING` ``returned``) to this collector's (`$1`) rows of
+    /// every ``PostbackRollup``, one row per day and key: several collectors write at once, and rows of their own keep
     /// them from waiting on each other's locks. Sorted, so that two statements lock shared rows in one order.
-    static let rollupInsert: String = {
-        let names = PostbackRollups.columns.map(\.name).joined(separator: ", ")
-        let groups = (2...PostbackRollups.columns.count + 1).map(String.init).joined(separator: ", ")
+    static let rollupInserts: String = PostbackRollup.all.enumerated().map { index, rollup in
+        let key = rollup.key()
+        let groups = (1...key.count).map(String.init).joined(separator: ", ")
         return """
-            INSERT INTO \(PostbackRollups.name) (\(PostbackRollups.day), \(names), collector, \(PostbackRollups.count))
-                SELECT substr(received_at, 1, 10), \(names), $1, count(*) FROM stored
-                GROUP BY 1, \(groups) ORDER BY 1, \(groups)
-                ON CONFLICT ON CONSTRAINT \(PostgresSchema.rollupKey)
-                DO UPDATE SET \(PostbackRollups.count) = \(PostbackRollups.name).\(PostbackRollups.count) + excluded.\(PostbackRollups.count)
+            rolled\(index) AS (
+                INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), collector, \(PostbackRollup.count))
+                SELECT \(key.map(\.value).joined(separator: ", ")), $1, count(*) FROM stored
+                GROUP BY \(groups) ORDER BY \(groups)
+                ON CONFLICT ON CONSTRAINT \(PostgresSchema.rollupKey(rollup))
+                DO UPDATE SET \(PostbackRollup.count) = \(rollup.name).\(PostbackRollup.count) + excluded.\(PostbackRollup.count))
             """
-    }()
+    }.joined(separator: ",\n")
 
     /// The insert of one refusal, every value a client chose cut as the cap says.
     static func insert(_ refusal: RejectedPostback, cap: RejectionCap) -> PostgresQuery {

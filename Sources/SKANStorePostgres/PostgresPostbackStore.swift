@@ -142,19 +142,21 @@ public final class PostgresPostbackStore: PostbackStore {
 
     /// Moves this collector's rollup rows onto the shared rows (collector `''`), as the counters are folded.
     static func foldRollups(_ collector: String) -> PostgresQuery {
-        let names = PostbackRollups.columns.map(\.name).joined(separator: ", ")
-        let count = PostbackRollups.count
-        return PostgresQuery(unsafeSQL: """
-            WITH mine AS (DELETE FROM \(PostbackRollups.name) WHERE collector = $1 RETURNING *)
-            INSERT INTO \(PostbackRollups.name) (\(PostbackRollups.day), \(names), collector, \(count))
-            SELECT \(PostbackRollups.day), \(names), '\(PostgresSchema.sharedCollector)', \(count) FROM mine
-            ORDER BY \((1...PostbackRollups.columns.count + 1).map(String.init).joined(separator: ", "))
-            ON CONFLICT ON CONSTRAINT \(PostgresSchema.rollupKey)
-            DO UPDATE SET \(count) = \(PostbackRollups.name).\(count) + excluded.\(count)
-            """, binds: {
-                var binds = PostgresBindings(capacity: 1)
-                binds.append(collector)
-                return binds
-            }())
+        let count = PostbackRollup.count
+        let folds = PostbackRollup.all.enumerated().map { index, rollup in
+            let names = rollup.key().map(\.name).joined(separator: ", ")
+            return """
+                mine\(index) AS (DELETE FROM \(rollup.name) WHERE collector = $1 RETURNING *),
+                folded\(index) AS (
+                    INSERT INTO \(rollup.name) (\(names), collector, \(count))
+                    SELECT \(names), '\(PostgresSchema.sharedCollector)', \(count) FROM mine\(index)
+                    ORDER BY \((1...rollup.key().count).map(String.init).joined(separator: ", "))
+                    ON CONFLICT ON CONSTRAINT \(PostgresSchema.rollupKey(rollup))
+                    DO UPDATE SET \(count) = \(rollup.name).\(count) + excluded.\(count))
+                """
+        }
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(collector)
+        return PostgresQuery(unsafeSQL: "WITH " + folds.joined(separator: ",\n") + "\nSELECT 1", binds: binds)
     }
 }

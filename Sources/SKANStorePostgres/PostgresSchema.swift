@@ -55,43 +55,40 @@ enum PostgresSchema {
             """,
             "CREATE INDEX web_ads_expires_at ON web_ads (expires_at)",
         ]),
-        // The dashboard's panels read the per-day rollup instead of every postback; each collector adds what it
-        // stored in the statement that stores it (PostgresPostbackStore.rollupInsert), on rows of its own, so that
+        // The dashboard's panels read per-day rollups instead of every postback; each collector adds what it
+        // stored in the statement that stores it (PostgresPostbackStore.rollupInserts), on rows of its own, so that
         // collectors never wait for each other's counts. The rows already stored are counted once, here.
-        ("0005-rollups", [createRollups, backfillRollups]),
+        ("0005-rollups", PostbackRollup.all.flatMap { [createRollup($0), backfillRollup($0)] }),
     ]
-
-    /// The name of the rollup's key, which the write's `ON CONFLICT` names.
-    static let rollupKey = "\(PostbackRollups.name)_key"
 
     /// The collector name of the rollup and counter rows no running collector owns: those the migration counted and
     /// those a collector folded on close.
     static let sharedCollector = ""
 
-    /// `postback_rollups` as ``PostbackRollups`` describes it, with the collector that counted each row. Absent values
+    /// The name of a rollup's key, which the writes' `ON CONFLICT` names.
+    static func rollupKey(_ rollup: PostbackRollup) -> String { "\(rollup.name)_key" }
+
+    /// A rollup's table as ``PostbackRollup`` describes it, with the collector that counted each row. Absent values
     /// are one value of the key (`NULLS NOT DISTINCT`), as they are one group of a report.
-    static var createRollups: String {
-        let columns = PostbackRollups.columns.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+    static func createRollup(_ rollup: PostbackRollup) -> String {
+        let key = rollup.key()
+        let columns = key.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
         return """
-            CREATE TABLE \(PostbackRollups.name) (
-                \(PostbackRollups.day) text NOT NULL,
-                collector text NOT NULL,
+            CREATE TABLE \(rollup.name) (
                 \(columns.joined(separator: ",\n    ")),
-                \(PostbackRollups.count) bigint NOT NULL,
-                CONSTRAINT \(rollupKey) UNIQUE NULLS NOT DISTINCT (\(rollupKeyColumns.joined(separator: ", ")))
+                collector text NOT NULL,
+                \(PostbackRollup.count) bigint NOT NULL,
+                CONSTRAINT \(rollupKey(rollup)) UNIQUE NULLS NOT DISTINCT (\((key.map(\.name) + ["collector"]).joined(separator: ", ")))
             )
             """
     }
 
-    /// The rollup's key: the day, the collector, the kept columns.
-    static var rollupKeyColumns: [String] { [PostbackRollups.day, "collector"] + PostbackRollups.columns.map(\.name) }
-
-    static var backfillRollups: String {
-        let names = PostbackRollups.columns.map(\.name).joined(separator: ", ")
+    static func backfillRollup(_ rollup: PostbackRollup) -> String {
+        let key = rollup.key()
         return """
-            INSERT INTO \(PostbackRollups.name) (\(PostbackRollups.day), collector, \(names), \(PostbackRollups.count))
-                SELECT substr(received_at, 1, 10), '\(sharedCollector)', \(names), count(*) FROM \(PostbackTable.name)
-                GROUP BY 1, \((3...PostbackRollups.columns.count + 2).map(String.init).joined(separator: ", "))
+            INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), collector, \(PostbackRollup.count))
+                SELECT \(key.map(\.value).joined(separator: ", ")), '\(sharedCollector)', count(*) FROM \(PostbackTable.name)
+                GROUP BY \((1...key.count).map(String.init).joined(separator: ", "))
             """
     }
 

@@ -3,13 +3,13 @@
 /// the same for every engine and written once in ``statement(for:)``; each dialect supplies its expressions.
 public protocol AggregateSQLDialect {
     /// A dimension as an expression of the dialect, over the columns of ``PostbackTable`` (which
-    /// ``PostbackRollups`` keeps under the same names).
+    /// a ``PostbackRollup`` keeps under the same names).
     static func expression(_ dimension: AggregateQuery.Dimension, day: AggregateQuery.DayBasis) -> String
     /// The counts, in ``AggregateRow``'s order.
     static var counts: [String] { get }
-    /// The same counts over ``PostbackRollups``, where a row stands for ``PostbackRollups/count`` postbacks.
+    /// The same counts over a ``PostbackRollup``, where a row stands for ``PostbackRollup/count`` postbacks.
     static var rollupCounts: [String] { get }
-    /// The rollup's ``PostbackRollups/day`` as the day dimension: of the type the arrival day's expression has.
+    /// A rollup's ``PostbackRollup/day`` as the day dimension: of the type the arrival day's expression has.
     static var rollupDay: String { get }
     /// The `number`th argument's placeholder (from 1).
     static func placeholder(_ number: Int) -> String
@@ -18,14 +18,18 @@ public protocol AggregateSQLDialect {
 }
 
 extension AggregateSQLDialect {
-    /// The statement and its arguments. The one place that chooses the table: the per-day rollup when
-    /// ``PostbackRollups/covers(_:)`` says it holds everything the query reads (and the query allows it), else every
-    /// postback. The two give the same rows in the same order: the rollup keeps the columns under their names and
-    /// types, so only the day and the counts are spelled differently.
+    /// The statement and its arguments. The one place that chooses the table: the smallest per-day rollup that
+    /// holds everything the query reads (``PostbackRollup/choose(for:)``, when the query allows it), else every
+    /// postback. Both give the same rows in the same order: a rollup keeps the columns under their names and types,
+    /// so only the day, the tier and the counts are spelled differently.
     public static func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
-        let rollup = query.allowsRollups && PostbackRollups.covers(query)
+        let rollup = query.allowsRollups ? PostbackRollup.choose(for: query) : nil
         func column(_ dimension: AggregateQuery.Dimension) -> String {
-            rollup && dimension == .day ? rollupDay : expression(dimension, day: query.day)
+            switch dimension {
+            case .day where rollup != nil: rollupDay
+            case .tier where rollup?.keepsTier == true: PostbackRollup.tier
+            default: expression(dimension, day: query.day)
+            }
         }
         var select = query.dimensions.map(column)
         if query.splitsByValue { select += [PostbackTable.conversionValue.name, PostbackTable.coarseConversionValue.name] }
@@ -48,9 +52,9 @@ extension AggregateSQLDialect {
                 conditions.append("\(value) IS NULL")
             }
         }
-        let table = rollup ? PostbackRollups.name : PostbackTable.name
+        let table = rollup?.name ?? PostbackTable.name
         let sql = """
-            SELECT \((select + (rollup ? rollupCounts : counts)).joined(separator: ", "))
+            SELECT \((select + (rollup != nil ? rollupCounts : counts)).joined(separator: ", "))
             FROM \(table)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             \(groups) \(order)
             """

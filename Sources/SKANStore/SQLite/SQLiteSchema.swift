@@ -139,53 +139,62 @@ enum SQLiteSchema {
                 """)
         }
         migrator.registerMigration("0006-rollups") { db in
-            // The dashboard's panels over millions of postbacks read the per-day rollup instead of every row. A
-            // trigger keeps it, so every writer of the file keeps it (an older release's too) in the transaction of
-            // its insert; a repeat of a dedup key inserts no row and fires nothing. The rows already stored are
-            // counted once, here.
-            try db.execute(sql: rollupTable + ";\n" + rollupTrigger + ";\n" + rollupBackfill)
+            // The dashboard's panels over millions of postbacks read per-day rollups instead of every row. A trigger
+            // keeps them, so every writer of the file keeps them (an older release's too) in the transaction of its
+            // insert; a repeat of a dedup key inserts no row and fires nothing. The rows already stored are counted
+            // once, here.
+            for rollup in PostbackRollup.all {
+                try db.execute(sql: rollupTable(rollup) + ";\n" + rollupBackfill(rollup))
+            }
+            try db.execute(sql: rollupTrigger)
         }
         return migrator
     }
 
-    /// `postback_rollups` as ``PostbackRollups`` describes it, and the index the trigger finds a row by. NULLs are
+    /// A rollup's table as ``PostbackRollup`` describes it, and the index its trigger finds a row by. NULLs are
     /// distinct in a SQLite unique index, so the trigger, not the index, keeps one row per key: it compares with
     /// `IS`, which the index serves.
-    static var rollupTable: String {
-        let columns = PostbackRollups.columns.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
-        let key = ([PostbackRollups.day] + PostbackRollups.columns.map(\.name)).joined(separator: ", ")
+    static func rollupTable(_ rollup: PostbackRollup) -> String {
+        let key = rollup.key()
+        let columns = key.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
         return """
-            CREATE TABLE \(PostbackRollups.name) (
-                \(PostbackRollups.day) TEXT NOT NULL,
+            CREATE TABLE \(rollup.name) (
                 \(columns.joined(separator: ",\n    ")),
-                \(PostbackRollups.count) INTEGER NOT NULL
+                \(PostbackRollup.count) INTEGER NOT NULL
             );
-            CREATE UNIQUE INDEX \(PostbackRollups.name)_key ON \(PostbackRollups.name) (\(key))
+            CREATE UNIQUE INDEX \(rollup.name)_key ON \(rollup.name) (\(key.map(\.name).joined(separator: ", ")))
             """
     }
 
-    /// Adds each inserted postback to its row of the rollup, or makes the row: an update, then an insert when the
-    /// update found none (`changes()` inside a trigger counts the trigger's own last statement).
+    /// The trigger that adds each inserted postback to its row of every rollup, or makes the row: an update, then an
+    /// insert when the update found none (`changes()` inside a trigger counts the trigger's own last statement).
     static var rollupTrigger: String {
-        let names = PostbackRollups.columns.map(\.name)
-        let matches = names.map { "\($0) IS NEW.\($0)" }
+        let statements = PostbackRollup.all.map { rollup in
+            let key = rollup.key(row: "NEW.")
+            return """
+                    UPDATE \(rollup.name) SET \(PostbackRollup.count) = \(PostbackRollup.count) + 1
+                        WHERE \(key.map { "\($0.name) IS \($0.value)" }.joined(separator: " AND "));
+                    INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), \(PostbackRollup.count))
+                        SELECT \(key.map(\.value).joined(separator: ", ")), 1 WHERE changes() = 0;
+                """
+        }
         return """
-            CREATE TRIGGER \(PostbackRollups.name)_count AFTER INSERT ON \(PostbackTable.name) BEGIN
-                UPDATE \(PostbackRollups.name) SET \(PostbackRollups.count) = \(PostbackRollups.count) + 1
-                    WHERE \(PostbackRollups.day) = substr(NEW.received_at, 1, 10) AND \(matches.joined(separator: " AND "));
-                INSERT INTO \(PostbackRollups.name) (\(PostbackRollups.day), \(names.joined(separator: ", ")), \(PostbackRollups.count))
-                    SELECT substr(NEW.received_at, 1, 10), \(names.map { "NEW.\($0)" }.joined(separator: ", ")), 1 WHERE changes() = 0;
+            CREATE TRIGGER \(rollupTriggerName) AFTER INSERT ON \(PostbackTable.name) BEGIN
+            \(statements.joined(separator: "\n"))
             END
             """
     }
 
+    /// The name of ``rollupTrigger``.
+    static let rollupTriggerName = "postback_rollups_count"
+
     /// Counts the postbacks stored before the rollup existed.
-    static var rollupBackfill: String {
-        let names = PostbackRollups.columns.map(\.name).joined(separator: ", ")
+    static func rollupBackfill(_ rollup: PostbackRollup) -> String {
+        let key = rollup.key()
         return """
-            INSERT INTO \(PostbackRollups.name) (\(PostbackRollups.day), \(names), \(PostbackRollups.count))
-                SELECT substr(received_at, 1, 10), \(names), count(*) FROM \(PostbackTable.name)
-                GROUP BY \((1...PostbackRollups.columns.count + 1).map(String.init).joined(separator: ", "))
+            INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), \(PostbackRollup.count))
+                SELECT \(key.map(\.value).joined(separator: ", ")), count(*) FROM \(PostbackTable.name)
+                GROUP BY \((1...key.count).map(String.init).joined(separator: ", "))
             """
     }
 
