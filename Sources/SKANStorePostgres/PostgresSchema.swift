@@ -58,7 +58,7 @@ enum PostgresSchema {
         // The dashboard's panels read per-day rollups instead of every postback; each collector adds what it
         // stored in the statement that stores it (PostgresPostbackStore.rollupInserts), on rows of its own, so that
         // collectors never wait for each other's counts. The rows already stored are counted once, here.
-        ("0005-rollups", PostbackRollup.all.flatMap { [createRollup($0), backfillRollup($0)] }),
+        ("0005-rollups", PostbackRollup.all.flatMap { [createRollup($0), backfillRollup($0)] } + campaignIndexes),
     ]
 
     /// The collector name of the rollup and counter rows no running collector owns: those the migration counted and
@@ -81,6 +81,14 @@ enum PostgresSchema {
                 CONSTRAINT \(rollupKey(rollup)) UNIQUE NULLS NOT DISTINCT (\((key.map(\.name) + ["collector"]).joined(separator: ", ")))
             )
             """
+    }
+
+    /// On each rollup with campaigns, an index on exactly the expression a campaign filter compares, so that a view
+    /// of one campaign reads its rows alone.
+    static var campaignIndexes: [String] {
+        PostbackRollup.all.filter { $0.dimensions.contains(.campaign) }.map { rollup in
+            "CREATE INDEX \(rollup.name)_campaign ON \(rollup.name) ((\(PostgresAggregateSQL.filterExpression(.campaign, day: .arrival))))"
+        }
     }
 
     static func backfillRollup(_ rollup: PostbackRollup) -> String {

@@ -208,6 +208,23 @@ struct RollupTests {
         return stored
     }
 
+    @Test("on SQLite a view of one campaign finds its rollup rows by an index, not by reading every row")
+    func campaignIndex() async throws {
+        let location = try Location.make(.sqlite)
+        defer { location.remove() }
+        let store = try await location.store()
+        try await store.close()
+        guard case .sqlite(let path) = location else { return }
+        let query = AggregateQuery(dimensions: [.conversionValue], filters: [AggregateQuery.Filter(.campaign, equals: "10")])
+        let (sql, arguments) = SQLitePostbackReader.statement(for: query)
+        let queue = try DatabaseQueue(path: path)
+        let plan = try await queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
+        }
+        try queue.close()
+        #expect(plan.joined().contains("USING INDEX \(PostbackRollup.withCampaigns.name)_campaign"), "\(plan)")
+    }
+
     @Test("a query the rollup does not cover reads the postbacks")
     func uncovered() {
         typealias Q = AggregateQuery
