@@ -11,7 +11,7 @@ extension PostgresPostbackStore {
     /// Writes the batch in one transaction: multi-row inserts whose `ON CONFLICT DO NOTHING ... RETURNING` tells
     /// which postbacks this transaction stored (the others were stored before, by this collector or another),
     /// the refusals, then this collector's counters. Replies only after the commit. A batch of accepted postbacks
-    /// only (the usual one) is a single statement, ``insertCounting(_:collector:)``.
+    /// only (the usual one) is a single statement, ``insertCounting(_:repeats:collector:)``.
     public func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
         if entries.isEmpty { return [] }
         // A key repeated inside the batch is a duplicate of its first occurrence: only that one goes to the
@@ -37,7 +37,8 @@ extension PostgresPostbackStore {
         if rejected.isEmpty, accepted.count <= Self.rowsPerInsert {
             // The common batch: one statement, so one round trip and PostgreSQL's own implicit transaction, with the
             // counters added inside it (a data-modifying CTE) instead of BEGIN, insert, counters, COMMIT.
-            let statement = Self.insertCounting(accepted.map(\.postback), collector: collector)
+            let repeats = entries.count - accepted.count
+            let statement = Self.insertCounting(accepted.map(\.postback), repeats: repeats, collector: collector)
             return try await pool.run(.writeFailed, "cannot store \(entries.count) postbacks") { client in
                 var stored: Set<[ColumnValue]> = []
                 for try await row in try await client.query(statement, logger: logger) {
@@ -91,6 +92,7 @@ extension PostgresPostbackStore {
                     changes[StatCounter.postbacksPrefix + postback.statsVersion, default: 0] += 1
                 } else {
                     outcomes.append(.duplicate)
+                    changes[StatCounter.duplicates, default: 0] += 1
                 }
             case .rejected(let refusal):
                 outcomes.append(.rejectionRecorded)
@@ -125,10 +127,14 @@ extension PostgresPostbackStore {
     /// statement: the values carry each postback's counter name, the insert returns what it stored, a second insert
     /// in the same statement adds their count per name, and the last add them to every ``PostbackRollup``. Returns the
     /// stored keys, as ``insert(_:collector:)`` does.
-    static func insertCounting(_ postbacks: [AcceptedPostback], collector: String) -> PostgresQuery {
-        var binds = PostgresBindings(capacity: postbacks.count * (PostbackTable.columns.count + 1) + 1)
+    /// `repeats` counts the batch's repeats of its own keys, left out of `postbacks`: with the postbacks the database
+    /// already had, they are the batch's duplicates, which the same statement adds to their counter.
+    static func insertCounting(_ postbacks: [AcceptedPostback], repeats: Int, collector: String) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: postbacks.count * (PostbackTable.columns.count + 1) + 2)
         binds.append(collector)
         let rows = valueRows(postbacks, counterNames: true, binds: &binds)
+        binds.append(Int64(repeats))
+        let repeated = "$\(binds.count)::bigint"
         let names = PostbackTable.columns.map(\.name).joined(separator: ", ")
         let key = PostbackTable.uniqueKey.map(\.name)
         let join = key.map { "stored.\($0) IS NOT DISTINCT FROM batch.\($0)" }.joined(separator: " AND ")
@@ -140,6 +146,10 @@ extension PostgresPostbackStore {
             counted AS (
                 INSERT INTO stat_counters (collector, name, value)
                 SELECT $1, batch.skan_counter, count(*) FROM stored JOIN batch ON \(join) GROUP BY batch.skan_counter
+                UNION ALL
+                SELECT $1, '\(StatCounter.duplicates)', duplicates FROM (
+                    SELECT \(repeated) + (SELECT count(*) FROM batch) - (SELECT count(*) FROM stored) AS duplicates) AS d
+                WHERE duplicates > 0
                 ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value),
             \(rollupInserts)
             SELECT \(key.joined(separator: ", ")) FROM stored
