@@ -10,6 +10,11 @@ enum PostgresSchema {
     /// The advisory lock key of the refusal cap's job: "SKANCAP!".
     static let capLock: Int64 = 0x534B_414E_4341_5021
 
+    /// How long the migrations may take: a migration that counts the rows already stored reads them all (0005's
+    /// rollups took more than a minute over 10,000,000 postbacks, when the deadline was 60 s and the collector could
+    /// not start), so the deadline is the one a large store needs, not a network's.
+    static let migrationSeconds = 3600
+
     /// The migrations in order: an id and its statements. A later release appends; a database runs those it
     /// has not recorded.
     static let migrations: [(id: String, sql: [String])] = [
@@ -104,7 +109,8 @@ enum PostgresSchema {
     /// collectors and signers starting together apply each exactly once.
     static func migrate(_ pool: PostgresPool, location: String) async throws(StoreError) {
         let logger = pool.logger
-        try await pool.run(.migrationFailed, "cannot bring the PostgreSQL schema up to date at \(location)", seconds: 60) { client in
+        try await pool.run(.migrationFailed, "cannot bring the PostgreSQL schema up to date at \(location)",
+                           seconds: migrationSeconds) { client in
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
                 try await connection.query("""
