@@ -136,8 +136,8 @@ if [[ " $PARTS " == *" postgres "* ]]; then
                 10 + (c * c / 1000 * c / 1000) * 90 / 1000 AS base
             FROM (SELECT i, (random() * 1000)::int % 1000 AS a, (random() * 1000)::int % 1000 AS b,
                     (random() * 1000)::int % 1000 AS c, (random() * 1000)::int % 1000 AS d
-                FROM generate_series(1, $ROWS) AS i) r) s) t;
-      VACUUM ANALYZE postbacks;"
+                FROM generate_series(1, $ROWS) AS i) r) s) t;"
+    "$psql" -X -q "$url" -c "VACUUM ANALYZE postbacks"
     echo "  rows generated in $(( $(date +%s) - start )) s" >&2
     start=$(date +%s)
     "$skan" ingest --db "$url" /dev/null >/dev/null 2>&1 || true   # opening migrates: the rollup counts every row
