@@ -43,6 +43,8 @@ struct PageContent {
                 Tile(label: "Non-winning", value: NumberText.grouped(totals.nonWinning), id: "non-winning"),
                 Tile(label: "Null rate", value: Self.percent(totals.nullRate), id: "null-rate"),
                 Tile(label: "Refused (all time)", value: NumberText.grouped(stats.rejected + stats.rejectedDropped), id: "refused"),
+                // The store's counters, not the view's: a repeat is not stored, so it has no day or network to filter by.
+                Tile(label: "Duplicate rate (all time)", value: Self.percent(stats.duplicateRate), id: "duplicate-rate"),
             ]
             panels.append(try await installsPerDay(builder, view: view))
         case .values:

@@ -6,15 +6,19 @@ public enum StatCounter {
     public static let rejectedPrefix = "rejected:"
     /// Refusals the cap deleted, in all.
     public static let rejectedDropped = "rejected_dropped"
+    /// Accepted postbacks that were duplicates of stored ones, in all.
+    public static let duplicates = "duplicates"
 }
 
 extension StoreStats {
     /// The stats from counters by name (each name once: an engine that keeps several rows per name sums them).
     public init(counters: [(name: String, value: Int)]) {
-        var versions: [String: Int] = [:], statuses: [String: Int] = [:], dropped = 0
+        var versions: [String: Int] = [:], statuses: [String: Int] = [:], dropped = 0, duplicates = 0
         for (name, value) in counters {
             if name == StatCounter.rejectedDropped {
                 dropped = value
+            } else if name == StatCounter.duplicates {
+                duplicates = value
             } else if value > 0, name.hasPrefix(StatCounter.postbacksPrefix) {
                 versions[String(name.dropFirst(StatCounter.postbacksPrefix.count))] = value
             } else if value > 0, name.hasPrefix(StatCounter.rejectedPrefix) {
@@ -22,6 +26,7 @@ extension StoreStats {
             }
         }
         self.init(postbacks: versions.values.reduce(0, +), postbacksByVersion: versions,
-                  rejected: statuses.values.reduce(0, +), rejectedByStatus: statuses, rejectedDropped: dropped)
+                  rejected: statuses.values.reduce(0, +), rejectedByStatus: statuses, rejectedDropped: dropped,
+                  duplicates: duplicates)
     }
 }

@@ -45,15 +45,25 @@ public struct StoreStats: Sendable, Hashable {
     public var rejectedByStatus: [String: Int]
     /// Refusals the size cap removed to make room.
     public var rejectedDropped: Int
+    /// Accepted postbacks that repeated one already stored (a device retries; an ad network resends), answered
+    /// and not stored: the dashboard's duplicate rate.
+    public var duplicates: Int
 
     /// Makes a set of counts.
     public init(postbacks: Int, postbacksByVersion: [String: Int], rejected: Int, rejectedByStatus: [String: Int],
-                rejectedDropped: Int) {
+                rejectedDropped: Int, duplicates: Int = 0) {
         self.postbacks = postbacks
         self.postbacksByVersion = postbacksByVersion
         self.rejected = rejected
         self.rejectedByStatus = rejectedByStatus
         self.rejectedDropped = rejectedDropped
+        self.duplicates = duplicates
+    }
+
+    /// The share of accepted postbacks that were duplicates: ``duplicates`` over them and the stored ones; 0 when
+    /// there were none.
+    public var duplicateRate: Double {
+        postbacks + duplicates == 0 ? 0 : Double(duplicates) / Double(postbacks + duplicates)
     }
 
     /// Accepted postbacks by framework: AdAttributionKit's count under its name in ``postbacksByVersion`` (it has

@@ -19,6 +19,23 @@ enum PostgresAggregateSQL: AggregateSQLDialect {
         "count(*) FILTER (WHERE conversion_value IS NULL AND coarse_conversion_value IS NULL)",
     ]
 
+    /// The counts over ``PostbackRollup``, each row weighing its count; `sum` of `bigint` is `numeric`, cast back.
+    static let rollupCounts = [
+        "COALESCE(sum(\(PostbackRollup.count)), 0)::bigint",
+        rollupSum("\(firstWinning) AND \(notReengagement)"),
+        rollupSum("\(firstWinning) AND redownload"),
+        rollupSum("\(firstWinning) AND NOT \(notReengagement)"),
+        rollupSum("NOT did_win"),
+        rollupSum("conversion_value IS NULL AND coarse_conversion_value IS NULL"),
+    ]
+
+    /// The rollup's day column, collated as the arrival day's expression is.
+    static let rollupDay = "\(PostbackRollup.day) COLLATE \"C\""
+
+    static func rollupSum(_ condition: String) -> String {
+        "COALESCE(sum(\(PostbackRollup.count)) FILTER (WHERE \(condition)), 0)::bigint"
+    }
+
     /// A winning first postback: did-win true or absent, window 0 or absent.
     static let firstWinning = "COALESCE(did_win, true) AND COALESCE(postback_sequence_index, 0) = 0"
 

@@ -9,33 +9,39 @@ public final class PostgresPostbackReader: PostbackReader {
     /// Where the store is, without its password.
     public let location: String
     private let pool: PostgresPool
+    /// Whether the database has the ``PostbackRollup`` tables (a database no collector of this release has migrated yet has
+    /// not): without it every aggregate reads the postbacks.
+    private let hasRollups: Bool
 
-    private init(_ configuration: PostgresStoreConfiguration, logger: Logger) {
-        location = configuration.redacted
-        pool = PostgresPool(configuration, logger: logger)
+    private init(location: String, pool: PostgresPool, hasRollups: Bool) {
+        self.location = location
+        self.pool = pool
+        self.hasRollups = hasRollups
     }
 
     /// Opens the collector's database `configuration` names for reading; refuses one without the collector's
     /// tables.
     public static func open(_ configuration: PostgresStoreConfiguration,
                             logger: Logger = Logger(label: "skan.reader.postgres")) async throws(StoreError) -> PostgresPostbackReader {
-        let reader = PostgresPostbackReader(configuration, logger: logger)
+        let pool = PostgresPool(configuration, logger: logger)
+        let location = configuration.redacted
         do throws(StoreError) {
-            let made = try await reader.pool.run(.cannotOpen, "cannot read \(reader.location)") { client in
+            let (made, hasRollups) = try await pool.run(.cannotOpen, "cannot read \(location)") { client in
                 let rows = try await client.query("""
-                    SELECT to_regclass('skan_migrations') IS NOT NULL AND to_regclass(\(PostbackTable.name)) IS NOT NULL
+                    SELECT to_regclass('skan_migrations') IS NOT NULL AND to_regclass(\(PostbackTable.name)) IS NOT NULL,
+                        to_regclass(\(PostbackRollup.withCampaigns.name)) IS NOT NULL
                     """, logger: logger)
-                var made = false
-                for try await value in rows.decode(Bool.self) { made = value }
+                var made = (false, false)
+                for try await value in rows.decode((Bool, Bool).self) { made = value }
                 return made
             }
             guard made else {
-                throw StoreError(.notCollectorDatabase, "\(reader.location) is not a SKANKit collector database (no "
+                throw StoreError(.notCollectorDatabase, "\(location) is not a SKANKit collector database (no "
                                  + "postbacks table made by the collector's migrations)")
             }
-            return reader
+            return PostgresPostbackReader(location: location, pool: pool, hasRollups: hasRollups)
         } catch {
-            await reader.close()
+            await pool.close()
             throw error
         }
     }
@@ -46,11 +52,13 @@ public final class PostgresPostbackReader: PostbackReader {
     }
 
     public func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
-        Self.statement(for: query)
+        var query = query
+        if !hasRollups { query.allowsRollups = false }
+        return Self.statement(for: query)
     }
 
     public func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) async throws {
-        let (sql, arguments) = Self.statement(for: query)
+        let (sql, arguments) = statement(for: query)
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments { binds.append(argument) }
         let rows = try await stream(PostgresQuery(unsafeSQL: sql, binds: binds), "the report query failed")

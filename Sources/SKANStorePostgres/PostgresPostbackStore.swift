@@ -131,11 +131,32 @@ public final class PostgresPostbackStore: PostbackStore {
                     INSERT INTO stat_counters (collector, name, value) SELECT '', name, sum(value) FROM mine GROUP BY name
                     ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value
                     """, logger: logger)
+                try await client.query(Self.foldRollups(collector), logger: logger)
             }
         } catch {
             // The rows stay as they are and still sum to the right counts: a fold is tidiness, not correctness.
             logger.warning("cannot fold the counters on close", metadata: ["code": "\(error.code)"])
         }
         await pool.close()
+    }
+
+    /// Moves this collector's rollup rows onto the shared rows (collector `''`), as the counters are folded.
+    static func foldRollups(_ collector: String) -> PostgresQuery {
+        let count = PostbackRollup.count
+        let folds = PostbackRollup.all.enumerated().map { index, rollup in
+            let names = rollup.key().map(\.name).joined(separator: ", ")
+            return """
+                mine\(index) AS (DELETE FROM \(rollup.name) WHERE collector = $1 RETURNING *),
+                folded\(index) AS (
+                    INSERT INTO \(rollup.name) (\(names), collector, \(count))
+                    SELECT \(names), '\(PostgresSchema.sharedCollector)', \(count) FROM mine\(index)
+                    ORDER BY \((1...rollup.key().count).map(String.init).joined(separator: ", "))
+                    ON CONFLICT ON CONSTRAINT \(PostgresSchema.rollupKey(rollup))
+                    DO UPDATE SET \(count) = \(rollup.name).\(count) + excluded.\(count))
+                """
+        }
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(collector)
+        return PostgresQuery(unsafeSQL: "WITH " + folds.joined(separator: ",\n") + "\nSELECT 1", binds: binds)
     }
 }

@@ -10,6 +10,11 @@ enum PostgresSchema {
     /// The advisory lock key of the refusal cap's job: "SKANCAP!".
     static let capLock: Int64 = 0x534B_414E_4341_5021
 
+    /// How long the migrations may take: a migration that counts the rows already stored reads them all (0005's
+    /// rollups took more than a minute over 10,000,000 postbacks, when the deadline was 60 s and the collector could
+    /// not start), so the deadline is the one a large store needs, not a network's.
+    static let migrationSeconds = 3600
+
     /// The migrations in order: an id and its statements. A later release appends; a database runs those it
     /// has not recorded.
     static let migrations: [(id: String, sql: [String])] = [
@@ -55,13 +60,57 @@ enum PostgresSchema {
             """,
             "CREATE INDEX web_ads_expires_at ON web_ads (expires_at)",
         ]),
+        // The dashboard's panels read per-day rollups instead of every postback; each collector adds what it
+        // stored in the statement that stores it (PostgresPostbackStore.rollupInserts), on rows of its own, so that
+        // collectors never wait for each other's counts. The rows already stored are counted once, here.
+        ("0005-rollups", PostbackRollup.all.flatMap { [createRollup($0), backfillRollup($0)] } + campaignIndexes),
     ]
+
+    /// The collector name of the rollup and counter rows no running collector owns: those the migration counted and
+    /// those a collector folded on close.
+    static let sharedCollector = ""
+
+    /// The name of a rollup's key, which the writes' `ON CONFLICT` names.
+    static func rollupKey(_ rollup: PostbackRollup) -> String { "\(rollup.name)_key" }
+
+    /// A rollup's table as ``PostbackRollup`` describes it, with the collector that counted each row. Absent values
+    /// are one value of the key (`NULLS NOT DISTINCT`), as they are one group of a report.
+    static func createRollup(_ rollup: PostbackRollup) -> String {
+        let key = rollup.key()
+        let columns = key.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+        return """
+            CREATE TABLE \(rollup.name) (
+                \(columns.joined(separator: ",\n    ")),
+                collector text NOT NULL,
+                \(PostbackRollup.count) bigint NOT NULL,
+                CONSTRAINT \(rollupKey(rollup)) UNIQUE NULLS NOT DISTINCT (\((key.map(\.name) + ["collector"]).joined(separator: ", ")))
+            )
+            """
+    }
+
+    /// On each rollup with campaigns, an index on exactly the expression a campaign filter compares, so that a view
+    /// of one campaign reads its rows alone.
+    static var campaignIndexes: [String] {
+        PostbackRollup.all.filter { $0.dimensions.contains(.campaign) }.map { rollup in
+            "CREATE INDEX \(rollup.name)_campaign ON \(rollup.name) ((\(PostgresAggregateSQL.filterExpression(.campaign, day: .arrival))))"
+        }
+    }
+
+    static func backfillRollup(_ rollup: PostbackRollup) -> String {
+        let key = rollup.key()
+        return """
+            INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), collector, \(PostbackRollup.count))
+                SELECT \(key.map(\.value).joined(separator: ", ")), '\(sharedCollector)', count(*) FROM \(PostbackTable.name)
+                GROUP BY \((1...key.count).map(String.init).joined(separator: ", "))
+            """
+    }
 
     /// Applies the migrations the database has not recorded, in one transaction under an advisory lock, so that
     /// collectors and signers starting together apply each exactly once.
     static func migrate(_ pool: PostgresPool, location: String) async throws(StoreError) {
         let logger = pool.logger
-        try await pool.run(.migrationFailed, "cannot bring the PostgreSQL schema up to date at \(location)", seconds: 60) { client in
+        try await pool.run(.migrationFailed, "cannot bring the PostgreSQL schema up to date at \(location)",
+                           seconds: migrationSeconds) { client in
             try await client.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
                 try await connection.query("""

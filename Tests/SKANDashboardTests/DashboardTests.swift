@@ -83,4 +83,24 @@ struct DashboardTests {
             }
         }
     }
+
+    /// A store's read side that has no postbacks in any view but counters: 3 stored, 1 duplicate.
+    struct CountersOnly: PostbackReader {
+        func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) async throws {}
+        func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) { ("", []) }
+        func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {}
+        func stats() async throws -> StoreStats {
+            StoreStats(postbacks: 3, postbacksByVersion: ["4.0": 3], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0,
+                       duplicates: 1)
+        }
+        func latestRefusals(limit: Int) async throws -> [RefusalSummary] { [] }
+    }
+
+    @Test("the overview shows the store's duplicate rate: duplicates over all accepted postbacks")
+    func duplicateRate() async throws {
+        let content = try await PageContent.build(.overview, view: try DashboardView(query: [:]), reader: CountersOnly(),
+                                                  schema: nil, latestRefusals: 20, hasCharts: false)
+        let tile = try #require(content.tiles.first { $0.id == "duplicate-rate" })
+        #expect(tile.value == "25.0 %")
+    }
 }

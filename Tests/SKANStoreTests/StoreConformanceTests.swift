@@ -67,6 +67,8 @@ struct StoreConformanceTests {
         #expect(try await store.write([T.accepted(pair)]) == [.stored])
         #expect(try await store.write([T.accepted(pair), T.accepted(pair)]) == [.duplicate, .duplicate])
         #expect(try await store.stats().postbacks == 1)
+        // Counted for the overview's duplicate rate: a repeat of a stored postback and a repeat inside one batch.
+        #expect(try await store.stats().duplicates == 2)
         try await store.close()
     }
 
@@ -122,8 +124,11 @@ struct StoreConformanceTests {
                                    StatCounterTests.rejected("malformed"), StatCounterTests.rejected("invalid-signature")])
         _ = try await store.write([T.accepted(pair), StatCounterTests.rejected("malformed")])
         let stats = try await store.stats()
+        // Two repeats of `pair`: one inside the first batch, one in the second.
         #expect(stats == StoreStats(postbacks: 2, postbacksByVersion: ["4.0": 2], rejected: 3,
-                                    rejectedByStatus: ["malformed": 2, "invalid-signature": 1], rejectedDropped: 0))
+                                    rejectedByStatus: ["malformed": 2, "invalid-signature": 1], rejectedDropped: 0,
+                                    duplicates: 2))
+        #expect(stats.duplicateRate == 0.5)
         try await store.close()
     }
 

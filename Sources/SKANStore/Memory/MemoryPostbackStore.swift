@@ -13,6 +13,7 @@ public final class MemoryPostbackStore: PostbackStore {
         /// Kept refusals, oldest first, with their statuses.
         var rejected: [String] = []
         var rejectedDropped = 0
+        var duplicates = 0
         var isClosed = false
     }
 
@@ -37,6 +38,7 @@ public final class MemoryPostbackStore: PostbackStore {
                 case .accepted(let accepted):
                     guard state.keys.insert(accepted.dedupKey).inserted else {
                         outcomes.append(.duplicate)
+                        state.duplicates += 1
                         continue
                     }
                     state.postbacks.append(Self.stored(accepted))
@@ -70,7 +72,7 @@ public final class MemoryPostbackStore: PostbackStore {
             for status in state.rejected { statuses[status, default: 0] += 1 }
             return StoreStats(postbacks: state.postbacks.count, postbacksByVersion: state.byVersion,
                               rejected: state.rejected.count, rejectedByStatus: statuses,
-                              rejectedDropped: state.rejectedDropped)
+                              rejectedDropped: state.rejectedDropped, duplicates: state.duplicates)
         }
     }
 

@@ -71,6 +71,9 @@ public struct AggregateQuery: Sendable, Hashable {
     /// Also split each group by its fine and coarse value (for decoding values through a schema); the rows of
     /// one group stay adjacent.
     public var splitsByValue: Bool
+    /// Whether the store may answer from its per-day rollup (``PostbackRollup``) when the rollup covers the query;
+    /// `false` reads every postback, the same numbers more slowly: for checking the rollup against the rows.
+    public var allowsRollups = true
 
     /// Makes a query.
     public init(dimensions: [Dimension], day: DayBasis = .arrival, from: String? = nil, to: String? = nil,

@@ -16,6 +16,23 @@ enum SQLiteAggregateSQL: AggregateSQLDialect {
         "COALESCE(SUM(conversion_value IS NULL AND coarse_conversion_value IS NULL), 0)",
     ]
 
+    /// The counts over ``PostbackRollup``: the same conditions, each row weighing its count.
+    static let rollupCounts = [
+        "COALESCE(SUM(\(PostbackRollup.count)), 0)",
+        rollupSum("COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND \(notReengagement)"),
+        rollupSum("COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND redownload = 1"),
+        rollupSum("COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND NOT \(notReengagement)"),
+        rollupSum("did_win = 0"),
+        rollupSum("conversion_value IS NULL AND coarse_conversion_value IS NULL"),
+    ]
+
+    /// The rollup's day column holds what the arrival day's expression gives.
+    static let rollupDay = PostbackRollup.day
+
+    static func rollupSum(_ condition: String) -> String {
+        "COALESCE(SUM(CASE WHEN \(condition) THEN \(PostbackRollup.count) ELSE 0 END), 0)"
+    }
+
     /// True for a download or a redownload: SKAdNetwork postbacks have no conversion type or one of those two.
     static let notReengagement = "COALESCE(conversion_type, '') <> 're-engagement'"
 

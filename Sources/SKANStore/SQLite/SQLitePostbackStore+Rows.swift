@@ -39,6 +39,7 @@ extension SQLitePostbackStore {
                 // ON CONFLICT DO NOTHING changes no row for a repeat of the dedup key.
                 if try row(accepted).run(statement, in: db) == 0 {
                     outcomes.append(.duplicate)
+                    changes[StatCounter.duplicates, default: 0] += 1
                 } else {
                     outcomes.append(.stored)
                     storedByVersion[accepted.statsVersion, default: 0] += 1

@@ -138,6 +138,81 @@ enum SQLiteSchema {
                 CREATE INDEX web_ads_expires_at ON web_ads (expires_at);
                 """)
         }
+        migrator.registerMigration("0006-rollups") { db in
+            // The dashboard's panels over millions of postbacks read per-day rollups instead of every row. A trigger
+            // keeps them, so every writer of the file keeps them (an older release's too) in the transaction of its
+            // insert; a repeat of a dedup key inserts no row and fires nothing. The rows already stored are counted
+            // once, here.
+            for rollup in PostbackRollup.all {
+                try db.execute(sql: rollupTable(rollup) + ";\n" + rollupBackfill(rollup))
+            }
+            try db.execute(sql: rollupTrigger)
+        }
         return migrator
+    }
+
+    /// A rollup's table as ``PostbackRollup`` describes it, and the index its trigger finds a row by. NULLs are
+    /// distinct in a SQLite unique index, so the trigger, not the index, keeps one row per key: it compares with
+    /// `IS`, which the index serves.
+    static func rollupTable(_ rollup: PostbackRollup) -> String {
+        let key = rollup.key()
+        let columns = key.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+        return """
+            CREATE TABLE \(rollup.name) (
+                \(columns.joined(separator: ",\n    ")),
+                \(PostbackRollup.count) INTEGER NOT NULL
+            );
+            CREATE UNIQUE INDEX \(rollup.name)_key ON \(rollup.name) (\(key.map(\.name).joined(separator: ", ")))\(campaignIndex(rollup))
+            """
+    }
+
+    /// For a rollup with campaigns, an index on exactly the expression a campaign filter compares (SQLite uses an
+    /// index on an expression only for that expression), so that a view of one campaign reads its rows alone, not
+    /// the millions of every campaign.
+    static func campaignIndex(_ rollup: PostbackRollup) -> String {
+        guard rollup.dimensions.contains(.campaign) else { return "" }
+        let filtered = SQLiteAggregateSQL.filterExpression(.campaign, day: .arrival)
+        return ";\nCREATE INDEX \(rollup.name)_campaign ON \(rollup.name) (\(filtered))"
+    }
+
+    /// The trigger that adds each inserted postback to its row of every rollup, or makes the row: an update, then an
+    /// insert when the update found none (`changes()` inside a trigger counts the trigger's own last statement).
+    static var rollupTrigger: String {
+        let statements = PostbackRollup.all.map { rollup in
+            let key = rollup.key(row: "NEW.")
+            return """
+                    UPDATE \(rollup.name) SET \(PostbackRollup.count) = \(PostbackRollup.count) + 1
+                        WHERE \(key.map { "\($0.name) IS \($0.value)" }.joined(separator: " AND "));
+                    INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), \(PostbackRollup.count))
+                        SELECT \(key.map(\.value).joined(separator: ", ")), 1 WHERE changes() = 0;
+                """
+        }
+        return """
+            CREATE TRIGGER \(rollupTriggerName) AFTER INSERT ON \(PostbackTable.name) BEGIN
+            \(statements.joined(separator: "\n"))
+            END
+            """
+    }
+
+    /// The name of ``rollupTrigger``.
+    static let rollupTriggerName = "postback_rollups_count"
+
+    /// Counts the postbacks stored before the rollup existed.
+    static func rollupBackfill(_ rollup: PostbackRollup) -> String {
+        let key = rollup.key()
+        return """
+            INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), \(PostbackRollup.count))
+                SELECT \(key.map(\.value).joined(separator: ", ")), count(*) FROM \(PostbackTable.name)
+                GROUP BY \((1...key.count).map(String.init).joined(separator: ", "))
+            """
+    }
+
+    /// A column kind's SQLite type, as the postbacks table declares it.
+    static func type(of kind: PostbackColumn.Kind) -> String {
+        switch kind {
+        case .text: "TEXT"
+        case .integer, .boolean: "INTEGER"
+        case .blob: "BLOB"
+        }
     }
 }

@@ -1,0 +1,249 @@
+import Foundation
+import GRDB
+import SKANCore
+import SKANReports
+import SKANStore
+import SKANStorePostgres
+import SKANTestSupport
+import Testing
+
+/// The per-day rollups (``PostbackRollup``) answer every query they cover with exactly the rows that reading every
+/// postback gives, on each engine: after writes with repeats (which must not count), after refusals, after the
+/// migration that counts a store's existing rows, and after writes on top of that.
+@Suite("Per-day rollups")
+struct RollupTests {
+    enum Engine: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite = "SQLite"
+        case postgres = "PostgreSQL"
+
+        static var allCases: [Engine] { [.sqlite] + (PostgresTestServer.isAvailable ? [.postgres] : []) }
+        var testDescription: String { rawValue }
+    }
+
+    /// Where a test's store is: a file, or a database on the test server.
+    enum Location {
+        case sqlite(String)
+        case postgres(PostgresStoreConfiguration, url: String)
+
+        static func make(_ engine: Engine) throws -> Location {
+            switch engine {
+            case .sqlite:
+                return .sqlite(FileManager.default.temporaryDirectory
+                    .appendingPathComponent("skan-rollup-\(UUID().uuidString).sqlite").path)
+            case .postgres:
+                let url = try #require(PostgresTestServer.shared).makeDatabase()
+                return .postgres(try PostgresStoreConfiguration(url: url), url: url)
+            }
+        }
+
+        func store() async throws -> any PostbackStore {
+            switch self {
+            case .sqlite(let path): try await SQLitePostbackStore.open(path: path, durability: .normal)
+            case .postgres(let configuration, _): try await PostgresPostbackStore.open(configuration, capInterval: .seconds(3600))
+            }
+        }
+
+        func reader() async throws -> any PostbackReader {
+            switch self {
+            case .sqlite(let path): try ReportBuilder.open(path)
+            case .postgres(let configuration, _): try await PostgresPostbackReader.open(configuration)
+            }
+        }
+
+        func remove() {
+            if case .sqlite(let path) = self {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+            }
+        }
+
+        /// Takes the rollup away as if the store were made by the release before it, its rows kept.
+        func dropRollups() throws {
+            switch self {
+            case .sqlite(let path):
+                let queue = try DatabaseQueue(path: path)
+                try queue.write { db in
+                    try db.execute(sql: """
+                        DROP TRIGGER postback_rollups_count;
+                        \(PostbackRollup.all.map { "DROP TABLE \($0.name);" }.joined(separator: " "))
+                        DELETE FROM grdb_migrations WHERE identifier = '0006-rollups'
+                        """)
+                }
+                try queue.close()
+            case .postgres(_, let url):
+                _ = try #require(PostgresTestServer.shared).psql(url, """
+                    \(PostbackRollup.all.map { "DROP TABLE \($0.name);" }.joined(separator: " ")) DELETE FROM skan_migrations WHERE id = '0005-rollups'
+                    """)
+            }
+        }
+    }
+
+    /// Queries the dashboard makes (with and without its filters and date range) and every covered dimension alone.
+    static let queries: [AggregateQuery] = {
+        typealias Q = AggregateQuery
+        var queries: [Q] = PostbackRollup.withCampaigns.dimensions.sorted { "\($0)" < "\($1)" }.map { Q(dimensions: [$0]) }
+        let panels: [[Q.Dimension]] = [
+            [], [.day, .network], [.day, .campaign], [.framework, .conversionType], [.framework, .interaction],
+            [.conversionValue], [.window, .coarseValue], [.day], [.window, .tier], [.window, .didWin],
+        ]
+        queries += panels.map { Q(dimensions: $0) }
+        queries += panels.map { Q(dimensions: $0, from: "2025-01-01", to: "2099-12-31", filters: [Q.Filter(.window, equals: "0")]) }
+        queries += [
+            Q(dimensions: [.day], splitsByValue: true),
+            Q(dimensions: [.network, .window], filters: [Q.Filter(.didWin, equals: "false"), Q.Filter(.framework, equals: "skadnetwork")]),
+            Q(dimensions: [], filters: [Q.Filter(.coarseValue, equals: nil)]),
+            Q(dimensions: [.campaign], filters: [Q.Filter(.tier, equals: "4"), Q.Filter(.interaction, equals: "click")]),
+            Q(dimensions: [.window], filters: [Q.Filter(.conversionValue, equals: nil)]),
+            Q(dimensions: [], filters: [Q.Filter(.network, equals: "nobody")]),
+        ]
+        return queries
+    }()
+
+    /// Two campaigns' postbacks, SKAdNetwork 4.0 and 3.0, as the collector would store them.
+    static func campaigns() throws -> (first: [StoreEntry], second: [StoreEntry]) {
+        (try GoldenReportTests.simulatedEntries("skan-4.0-subscription", devices: 200).entries,
+         try GoldenReportTests.simulatedEntries("skan-3.0-game", devices: 80).entries)
+    }
+
+    static func rows(_ reader: any PostbackReader, _ query: AggregateQuery, rollups: Bool) async throws -> [AggregateRow] {
+        var query = query
+        query.allowsRollups = rollups
+        var rows: [AggregateRow] = []
+        try await reader.aggregate(query) { rows.append($0) }
+        // A value split keeps a group's rows together, in no particular order within it.
+        return query.splitsByValue ? rows.sorted { "\($0)" < "\($1)" } : rows
+    }
+
+    /// The table a statement reads: the word after FROM.
+    static func table(_ sql: String) -> String? {
+        sql.components(separatedBy: "FROM ").dropFirst().first?.split(whereSeparator: { $0 == " " || $0 == "\n" }).first.map(String.init)
+    }
+
+    /// Every query of ``queries`` reads the rollup and gives the rows of the scan; returns the total.
+    static func expectRollupsEqualScan(_ location: Location, _ comment: String) async throws -> Int {
+        let reader = try await location.reader()
+        // A view of one campaign, as the dashboard's campaign filter makes it, for each of the sample's first three.
+        let campaigns = try await rows(reader, AggregateQuery(dimensions: [.campaign]), rollups: false).prefix(3).map(\.keys[0])
+        let views = campaigns.flatMap { campaign in
+            [[AggregateQuery.Dimension](), [.conversionValue], [.window, .tier], [.day, .network]].map {
+                AggregateQuery(dimensions: $0, filters: [AggregateQuery.Filter(.campaign, equals: campaign)])
+            }
+        }
+        #expect(views.count == 12)
+        for query in queries + views {
+            // The smallest rollup that holds the query: the one without campaigns unless the query reads them.
+            let smallest = query.dimensions.contains(.campaign) || query.filters.contains { $0.dimension == .campaign }
+                ? PostbackRollup.withCampaigns : PostbackRollup.withoutCampaigns
+            #expect(Self.table(reader.statement(for: query).sql) == smallest.name, "\(query) reads \(smallest.name)")
+            let scan = try await rows(reader, query, rollups: false)
+            #expect(!scan.isEmpty)
+            #expect(try await rows(reader, query, rollups: true) == scan, "\(comment): \(query.dimensions) \(query.filters)")
+        }
+        let total = try await rows(reader, AggregateQuery(dimensions: []), rollups: true).first?.postbacks ?? 0
+        await reader.close()
+        return total
+    }
+
+    @Test("the rollup gives the scan's rows; repeats and refusals count nothing", arguments: Engine.allCases)
+    func equalsScan(_ engine: Engine) async throws {
+        let location = try Location.make(engine)
+        defer { location.remove() }
+        let (first, second) = try Self.campaigns()
+        let store = try await location.store()
+        // A batch with repeats inside it, then one with repeats of the first batch, a refusal and new postbacks.
+        let repeats = Array(first.prefix(40))
+        var outcomes = try await store.write(first + repeats)
+        let verifier = AttributionVerifier()
+        let refusal = StoreEntry.rejected(RejectedPostback(verdict: verifier.verify(Array("{}".utf8)), rawBody: Array("{}".utf8),
+                                                           receivedAt: Date(timeIntervalSince1970: 1_770_000_000), endpoint: "/postbacks"))
+        outcomes += try await store.write(repeats + [refusal] + second)
+        try await store.close()
+        let stored = outcomes.filter { $0 == .stored }.count
+        #expect(outcomes.filter { $0 == .duplicate }.count >= 80)
+        #expect(stored + outcomes.filter { $0 == .duplicate }.count == first.count + second.count + 80)
+        #expect(stored > 100)
+        #expect(try await Self.expectRollupsEqualScan(location, "after writes") == stored)
+    }
+
+    @Test("the migration counts the rows stored before it, and later writes add to them", arguments: Engine.allCases)
+    func backfill(_ engine: Engine) async throws {
+        let location = try Location.make(engine)
+        defer { location.remove() }
+        let (first, second) = try Self.campaigns()
+        var store = try await location.store()
+        _ = try await store.write(first)
+        try await store.close()
+        try location.dropRollups()
+        // Opening migrates again: SQLite's reader, or PostgreSQL's store.
+        store = try await location.store()
+        let before = try await Self.expectRollupsEqualScan(location, "after the migration")
+        #expect(before > 100)
+        let stored = try await store.write(second + Array(first.prefix(10))).filter { $0 == .stored }.count
+        try await store.close()
+        #expect(try await Self.expectRollupsEqualScan(location, "after writes on the migrated rollup") == before + stored)
+    }
+
+    @Test("two collectors writing at once, with postbacks in common, count each postback once")
+    func collectors() async throws {
+        guard PostgresTestServer.isAvailable else { return }
+        let location = try Location.make(.postgres)
+        let (first, second) = try Self.campaigns()
+        let all = first + second
+        let a = try await location.store(), b = try await location.store()
+        // Each writes two thirds, in batches, the middle third by both.
+        let third = all.count / 3
+        async let left: Int = Self.write(Array(all[..<(2 * third)]), to: a)
+        async let right: Int = Self.write(Array(all[third...]), to: b)
+        let stored = try await left + right
+        #expect(stored > 100)
+        #expect(try await Self.expectRollupsEqualScan(location, "before the stores close") == stored)
+        try await a.close()
+        try await b.close()
+        #expect(try await Self.expectRollupsEqualScan(location, "after their rows were folded") == stored)
+    }
+
+    /// Writes `entries` in batches of 50 and returns how many were stored.
+    static func write(_ entries: [StoreEntry], to store: any PostbackStore) async throws -> Int {
+        var stored = 0
+        for batch in entries.chunked(50) { stored += try await store.write(batch).filter { $0 == .stored }.count }
+        return stored
+    }
+
+    @Test("on SQLite a view of one campaign finds its rollup rows by an index, not by reading every row")
+    func campaignIndex() async throws {
+        let location = try Location.make(.sqlite)
+        defer { location.remove() }
+        let store = try await location.store()
+        try await store.close()
+        guard case .sqlite(let path) = location else { return }
+        let query = AggregateQuery(dimensions: [.conversionValue], filters: [AggregateQuery.Filter(.campaign, equals: "10")])
+        let (sql, arguments) = SQLitePostbackReader.statement(for: query)
+        let queue = try DatabaseQueue(path: path)
+        let plan = try await queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
+        }
+        try queue.close()
+        #expect(plan.joined().contains("USING INDEX \(PostbackRollup.withCampaigns.name)_campaign"), "\(plan)")
+    }
+
+    @Test("a query the rollup does not cover reads the postbacks")
+    func uncovered() {
+        typealias Q = AggregateQuery
+        let uncovered = [
+            Q(dimensions: [.day], day: .install), Q(dimensions: [], day: .install, from: "2026-01-01"),
+            Q(dimensions: [.app]), Q(dimensions: [.version]), Q(dimensions: [.source]), Q(dimensions: [.country]),
+            Q(dimensions: [.marketplace]), Q(dimensions: [.network], filters: [Q.Filter(.version, equals: "4.0")]),
+        ]
+        for query in uncovered {
+            #expect(PostbackRollup.choose(for: query) == nil, "\(query)")
+            #expect(Self.table(SQLitePostbackReader.statement(for: query).sql) == PostbackTable.name)
+            #expect(Self.table(PostgresPostbackReader.statement(for: query).sql) == PostbackTable.name)
+        }
+        #expect(PostbackRollup.choose(for: Q(dimensions: [.network], day: .install)) != nil, "no day read: the basis does not matter")
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
+    }
+}
