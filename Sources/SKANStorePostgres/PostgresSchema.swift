@@ -63,7 +63,7 @@ enum PostgresSchema {
         // The dashboard's panels read per-day rollups instead of every postback; each collector adds what it
         // stored in the statement that stores it (PostgresPostbackStore.rollupInserts), on rows of its own, so that
         // collectors never wait for each other's counts. The rows already stored are counted once, here.
-        ("0005-rollups", PostbackRollup.all.flatMap { [createRollup($0), backfillRollup($0)] } + campaignIndexes),
+        ("0005-rollups", PostbackRollup.all.flatMap { [createRollup($0), $0.backfill(extra: [("collector", "'\(sharedCollector)'")])] } + campaignIndexes),
     ]
 
     /// The collector name of the rollup and counter rows no running collector owns: those the migration counted and
@@ -94,15 +94,6 @@ enum PostgresSchema {
         PostbackRollup.all.filter { $0.dimensions.contains(.campaign) }.map { rollup in
             "CREATE INDEX \(rollup.name)_campaign ON \(rollup.name) ((\(PostgresAggregateSQL.filterExpression(.campaign, day: .arrival))))"
         }
-    }
-
-    static func backfillRollup(_ rollup: PostbackRollup) -> String {
-        let key = rollup.key()
-        return """
-            INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), collector, \(PostbackRollup.count))
-                SELECT \(key.map(\.value).joined(separator: ", ")), '\(sharedCollector)', count(*) FROM \(PostbackTable.name)
-                GROUP BY \((1...key.count).map(String.init).joined(separator: ", "))
-            """
     }
 
     /// Applies the migrations the database has not recorded, in one transaction under an advisory lock, so that

@@ -18,17 +18,6 @@ extension AAKPostback {
                   countryCode: countryCode, jwsString: "", extras: [])
     }
 
-    /// The JWS header segment for `kid`: `BASE64URL({"kid":…,"alg":"ES256"})`, the same for every postback under
-    /// one key.
-    public static func headerSegment(kid: String) -> [UInt8] {
-        var header = JSONWriter()
-        header.string("kid", kid)
-        header.string("alg", "ES256")
-        var out: [UInt8] = []
-        Base64URL.append(header.json.utf8, to: &out)
-        return out
-    }
-
     /// The JWS payload: the signed members, absent optional ones left out.
     public var payloadJSON: String {
         var out: [UInt8] = []
@@ -54,7 +43,7 @@ extension AAKPostback {
 
     /// The JWS signing input under ``kid``: `BASE64URL(header) '.' BASE64URL(payload)`.
     public var signingInput: [UInt8] {
-        var input = Self.headerSegment(kid: kid)
+        var input = CompactJWS.es256HeaderSegment(kid: kid)
         appendSigningInput(payloadTo: &input)
         return input
     }

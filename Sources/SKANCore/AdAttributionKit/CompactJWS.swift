@@ -58,11 +58,21 @@ extension CompactJWS {
     /// Signs `payload` (a JSON object's text) with ES256 under `kid`, as Apple signs postbacks and ad networks sign
     /// AdAttributionKit impressions: header `{"kid":…,"alg":"ES256"}`, compact serialization, raw `r ‖ s`.
     public static func es256(payload: String, kid: String, key: ECPrivateKey) throws(SKANError) -> String {
+        var signingInput = es256HeaderSegment(kid: kid)
+        signingInput.append(UInt8(ascii: "."))
+        Base64URL.append(payload.utf8, to: &signingInput)
+        let signature = try key.es256Signature(for: signingInput)
+        return String(decoding: signingInput, as: UTF8.self) + "." + Base64URL.encode(signature)
+    }
+
+    /// The header segment of an ES256 JWS under `kid`: `BASE64URL({"kid":…,"alg":"ES256"})`, the same for
+    /// everything one key signs.
+    public static func es256HeaderSegment(kid: String) -> [UInt8] {
         var header = JSONWriter()
         header.string("kid", kid)
         header.string("alg", "ES256")
-        let signingInput = Base64URL.encode(header.json.utf8) + "." + Base64URL.encode(payload.utf8)
-        let signature = try key.es256Signature(for: Array(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(signature)
+        var segment: [UInt8] = []
+        Base64URL.append(header.json.utf8, to: &segment)
+        return segment
     }
 }

@@ -69,7 +69,7 @@ public struct CampaignSetup: Sendable {
             appleAAK = nil
         }
         trustedKeys = trusted
-        aakHeaderSegment = AAKPostback.headerSegment(kid: campaign.appleKeys.aakKid)
+        aakHeaderSegment = CompactJWS.es256HeaderSegment(kid: campaign.appleKeys.aakKid)
         rules = DeviceRules(campaign: campaign)
         var signers: [ECPrivateKey] = []
         var publicKeys: [ECPublicKey] = []
@@ -137,8 +137,6 @@ public struct CampaignSetup: Sendable {
         copyDestinations[framework]
     }
 
-    /// Whether the app asked for developer copies at all.
-    var sendsDeveloperCopies: Bool { !copyDestinations.isEmpty }
 
     /// The simulated Apple signer for a postback version: P-192 for 1.0 and 2.0, P-256 from 2.1.
     func appleSigner(for version: PostbackVersion) -> DeterministicSigner {

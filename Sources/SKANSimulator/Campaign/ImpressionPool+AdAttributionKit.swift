@@ -19,10 +19,7 @@ extension ImpressionPool {
         }
         func jws(payload: String, signedPayload: String? = nil, kid: String = networkID, der: Bool = false) throws(SimulatorError) -> String {
             let signingInput = { (payload: String) in
-                var header = JSONWriter()
-                header.string("kid", kid)
-                header.string("alg", "ES256")
-                return Base64URL.encode(header.json.utf8) + "." + Base64URL.encode(payload.utf8)
+                String(decoding: CompactJWS.es256HeaderSegment(kid: kid), as: UTF8.self) + "." + Base64URL.encode(payload.utf8)
             }
             do {
                 let signature = der ? try key.signature(for: Array(signingInput(signedPayload ?? payload).utf8))

@@ -68,7 +68,8 @@ public struct SimulationSummary: Sendable, Hashable {
         reengagements += outcome.reengagedAds.count
         reengagementsAttributed += outcome.reengagementsAttributed
         for index in reengagementRefusals.indices { reengagementRefusals[index] += outcome.reengagementRefusals[index] }
-        for planned in outcome.postbacks where planned.adAttributionKit?.conversionType == .reengagement { count(planned) }
+        // Install postbacks exist only for attributed installs; re-engagement ones whatever became of the install.
+        for planned in outcome.postbacks { count(planned) }
         guard outcome.installAt != nil else { return }
         installs += 1
         if let reason = outcome.unattributed {
@@ -77,7 +78,6 @@ public struct SimulationSummary: Sendable, Hashable {
         }
         attributedInstalls += 1
         if outcome.redownload { redownloads += 1 }
-        for planned in outcome.postbacks where planned.adAttributionKit?.conversionType != .reengagement { count(planned) }
     }
 
     private mutating func count(_ planned: PlannedPostback) {

@@ -144,7 +144,7 @@ enum SQLiteSchema {
             // insert; a repeat of a dedup key inserts no row and fires nothing. The rows already stored are counted
             // once, here.
             for rollup in PostbackRollup.all {
-                try db.execute(sql: rollupTable(rollup) + ";\n" + rollupBackfill(rollup))
+                try db.execute(sql: rollupTable(rollup) + ";\n" + rollup.backfill())
             }
             try db.execute(sql: rollupTrigger)
         }
@@ -196,16 +196,6 @@ enum SQLiteSchema {
 
     /// The name of ``rollupTrigger``.
     static let rollupTriggerName = "postback_rollups_count"
-
-    /// Counts the postbacks stored before the rollup existed.
-    static func rollupBackfill(_ rollup: PostbackRollup) -> String {
-        let key = rollup.key()
-        return """
-            INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), \(PostbackRollup.count))
-                SELECT \(key.map(\.value).joined(separator: ", ")), count(*) FROM \(PostbackTable.name)
-                GROUP BY \((1...key.count).map(String.init).joined(separator: ", "))
-            """
-    }
 
     /// A column kind's SQLite type, as the postbacks table declares it.
     static func type(of kind: PostbackColumn.Kind) -> String {

@@ -76,4 +76,15 @@ public struct PostbackRollup: Sendable {
         if keepsTier { key.append((Self.tier, .integer, true, "length(\(row)\(PostbackTable.sourceIdentifier.name))")) }
         return key
     }
+
+    /// The statement that counts the postbacks stored before the rollup existed, in plain SQL every engine runs;
+    /// `extra` adds columns an engine keeps beside the key (name and constant value, e.g. PostgreSQL's collector).
+    public func backfill(extra: [(name: String, value: String)] = []) -> String {
+        let key = key()
+        return """
+            INSERT INTO \(name) (\((key.map(\.name) + extra.map(\.name)).joined(separator: ", ")), \(Self.count))
+                SELECT \((key.map(\.value) + extra.map(\.value)).joined(separator: ", ")), count(*) FROM \(PostbackTable.name)
+                GROUP BY \((1...key.count).map(String.init).joined(separator: ", "))
+            """
+    }
 }
