@@ -15,6 +15,8 @@ struct DeviceRules: Sendable {
     let reengages: Bool
     /// The windows and delays of AdAttributionKit conversions.
     let aakTiming: ConversionWindows.Timing
+    /// The app's AdAttributionKit install windows.
+    let configurations: AdAttributionKitConfigurations
 
     /// AdAttributionKit's limit of impressions considered for one conversion.
     static let aakConsideredImpressions = 6
@@ -25,5 +27,22 @@ struct DeviceRules: Sendable {
         clickBeatsView = mixed || campaign.version >= .v2_2
         reengages = campaign.ads.contains { $0.reengagementRate > 0 }
         aakTiming = campaign.settings.developerMode ? .developer : .standard
+        configurations = campaign.advertisedApp.infoPlist.configurations
+    }
+
+    /// How long an impression of `ad` can win an install, by its framework's rules: SKAdNetwork's fixed 30 days
+    /// and 24 hours (spec §6.4), or the app's AdAttributionKit configuration (spec §8.3a); `nil` when the app
+    /// ignores that interaction for the network.
+    func installWindow(for ad: Ad) -> Int64? {
+        switch ad.framework {
+        case .skadnetwork: ad.kind == .viewThrough ? DeviceSimulator.viewRetention : DeviceSimulator.clickRetention
+        case .adAttributionKit: configurations.installWindow(network: ad.network, interaction: ad.interaction)
+        }
+    }
+
+    /// Whether the device keeps at most ``DeviceSimulator/viewThroughPerSourceApp`` of this ad's views per source
+    /// app: SKAdNetwork's rule for view-through impressions.
+    func capsViews(of ad: Ad) -> Bool {
+        ad.kind == .viewThrough && ad.framework == .skadnetwork
     }
 }

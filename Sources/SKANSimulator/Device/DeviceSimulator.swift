@@ -194,15 +194,8 @@ public struct DeviceSimulator: Sendable {
             }
             guard impression.counted else { continue }
             let ad = campaign.ads[impression.ad]
-            let retention: Int64?
-            switch ad.framework {
-            case .skadnetwork:
-                retention = ad.kind == .viewThrough ? Self.viewRetention : Self.clickRetention
-            case .adAttributionKit:
-                retention = campaign.advertisedApp.infoPlist.configurations.installWindow(network: ad.network, interaction: ad.interaction)
-            }
-            guard let retention, installAt - impression.at <= retention else { continue }
-            if ad.kind == .viewThrough && ad.framework == .skadnetwork {
+            guard let retention = setup.rules.installWindow(for: ad), installAt - impression.at <= retention else { continue }
+            if setup.rules.capsViews(of: ad) {
                 let source = ad.sourceAppID ?? 0
                 guard viewThroughCount[source, default: 0] < Self.viewThroughPerSourceApp else { continue }
                 viewThroughCount[source, default: 0] += 1
