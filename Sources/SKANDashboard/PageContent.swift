@@ -95,14 +95,28 @@ struct PageContent {
     }
 
     static func installsPerDay(_ builder: PanelBuilder, view: DashboardView) async throws -> Panel {
-        let second: ReportField = view.stack == .network ? .adNetwork : .campaign
-        let report = try await builder.report([.day, second])
+        if view.stack == .network {
+            let report = try await builder.report([.day, .adNetwork])
+            let (labels, series) = PanelBuilder.matrix(report, value: { Double($0.installs) })
+            return builder.panel("installs-by-day", "Installs per day by ad network",
+                                 note: "Winning first postbacks of downloads and redownloads, by the day they arrived (UTC).",
+                                 report: report,
+                                 chart: ChartSpec(kind: .bar, stacked: true, labels: labels, series: series, axis: "installs"))
+        }
+        let full = try await builder.report([.day, .campaign])
+        let (report, order) = PanelBuilder.keepingTop(campaignsShown, of: full, weight: \.installs)
         let (labels, series) = PanelBuilder.matrix(report, value: { Double($0.installs) })
-        return builder.panel("installs-by-day", "Installs per day by \(view.stack == .network ? "ad network" : "campaign")",
-                             note: "Winning first postbacks of downloads and redownloads, by the day they arrived (UTC).",
+        let ranked = series.sorted { (order.firstIndex(of: $0.0) ?? .max) < (order.firstIndex(of: $1.0) ?? .max) }
+        return builder.panel("installs-by-day", "Installs per day by campaign",
+                             note: "Winning first postbacks of downloads and redownloads, by the day they arrived (UTC): the "
+                                + "\(campaignsShown) campaigns or source identifiers with the most installs in this view, the "
+                                + "others summed; the CSV has every one.",
                              report: report,
-                             chart: ChartSpec(kind: .bar, stacked: true, labels: labels, series: series, axis: "installs"))
+                             chart: ChartSpec(kind: .bar, stacked: true, labels: labels, series: ranked, axis: "installs"))
     }
+
+    /// Campaigns the installs chart stacks one by one; one colour each, and one for the others, in the palette's eight.
+    static let campaignsShown = 7
 
     static func valuePanels(_ builder: PanelBuilder) async throws -> [Panel] {
         var panels: [Panel] = []

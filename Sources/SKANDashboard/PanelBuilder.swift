@@ -47,6 +47,36 @@ struct PanelBuilder {
         return (labels, seriesOrder.map { name in (name, labels.map { cells[name]?[$0] ?? 0 }) })
     }
 
+    /// The report with the values of its second field past the `keep` largest (by `weight` summed over the report,
+    /// then by name) folded into one row per value of the first field, keyed `other (N)`; and the kept values, largest
+    /// first. Why: a chart stacked by thousands of source identifiers is neither readable nor small (3,870 series made
+    /// a 24 MB page over the benchmark's store); the CSV link still has every one.
+    static func keepingTop(_ keep: Int, of report: Report, weight: (ReportRow) -> Int) -> (report: Report, kept: [String]) {
+        var totals: [String: Int] = [:]
+        for row in report.rows { totals[row.keys[1] ?? "(none)", default: 0] += weight(row) }
+        let ranked = totals.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map(\.key)
+        guard ranked.count > keep else { return (report, ranked) }
+        let kept = Array(ranked.prefix(keep))
+        let isKept = Set(kept)
+        let other = "other (\(ranked.count - keep))"
+        var rows: [ReportRow] = []
+        var folded: ReportRow?
+        for row in report.rows {
+            if folded.map({ $0.keys[0] != row.keys[0] }) == true {
+                rows.append(folded!)
+                folded = nil
+            }
+            if isKept.contains(row.keys[1] ?? "(none)") {
+                rows.append(row)
+            } else {
+                if folded == nil { folded = ReportRow(keys: [row.keys[0], other]) }
+                folded!.add(row)
+            }
+        }
+        if let folded { rows.append(folded) }
+        return (Report(request: report.request, rows: rows, eventNames: report.eventNames), kept + [other])
+    }
+
     /// One series over the first field's categories.
     static func series(_ report: Report, _ name: String, value: (ReportRow) -> Double) -> (labels: [String], values: [Double]) {
         (report.rows.map { $0.keys[0] ?? "(none)" }, report.rows.map(value))

@@ -103,4 +103,28 @@ struct DashboardTests {
         let tile = try #require(content.tiles.first { $0.id == "duplicate-rate" })
         #expect(tile.value == "25.0 %")
     }
+
+    @Test("stacked by campaign: the campaigns with most installs kept, the rest one row a day, every count kept")
+    func topCampaigns() throws {
+        // Ten campaigns over two days; campaign c has c installs a day (and one postback more), so 9, 8, 7 lead.
+        var rows: [ReportRow] = []
+        for day in ["2026-03-01", "2026-03-02"] {
+            for campaign in 0..<10 {
+                var row = ReportRow(keys: [day, String(campaign)])
+                row.installs = campaign
+                row.postbacks = campaign + 1
+                rows.append(row)
+            }
+        }
+        let full = Report(request: try ReportRequest(fields: [.day, .campaign]), rows: rows)
+        let (top, order) = PanelBuilder.keepingTop(3, of: full, weight: \.installs)
+        #expect(order == ["9", "8", "7", "other (7)"])
+        #expect(top.rows.map { $0.keys[1] } == ["7", "8", "9", "other (7)", "7", "8", "9", "other (7)"])
+        let other = try #require(top.rows.last)
+        #expect(other.keys == ["2026-03-02", "other (7)"] && other.installs == 21 && other.postbacks == 28)
+        #expect(top.rows.map(\.installs).reduce(0, +) == full.rows.map(\.installs).reduce(0, +))
+        #expect(top.rows.map(\.postbacks).reduce(0, +) == full.rows.map(\.postbacks).reduce(0, +))
+        // Few enough to show each: the report as it was.
+        #expect(PanelBuilder.keepingTop(10, of: full, weight: \.installs).report == full)
+    }
 }

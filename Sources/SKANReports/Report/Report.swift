@@ -25,6 +25,19 @@ public struct ReportRow: Sendable, Hashable {
     public init(keys: [String?]) { self.keys = keys }
 
     public var nullRate: Double { postbacks == 0 ? 0 : Double(nullValues) / Double(postbacks) }
+
+    /// Adds `other`'s counts to this row's (its keys are not looked at): two groups counted as one.
+    public mutating func add(_ other: ReportRow) {
+        postbacks += other.postbacks
+        installs += other.installs
+        redownloads += other.redownloads
+        reengagements += other.reengagements
+        nonWinning += other.nonWinning
+        nullValues += other.nullValues
+        events.merge(other.events, uniquingKeysWith: +)
+        revenueLow += other.revenueLow
+        revenueHigh += other.revenueHigh
+    }
 }
 
 /// A finished report: the request, its rows in key order, and how to print them.

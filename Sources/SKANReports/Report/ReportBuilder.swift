@@ -85,15 +85,7 @@ public enum ReportBuilder {
 
     static func merge(_ a: ReportRow, _ b: ReportRow) -> ReportRow {
         var merged = a
-        merged.postbacks += b.postbacks
-        merged.installs += b.installs
-        merged.redownloads += b.redownloads
-        merged.reengagements += b.reengagements
-        merged.nonWinning += b.nonWinning
-        merged.nullValues += b.nullValues
-        merged.events.merge(b.events, uniquingKeysWith: +)
-        merged.revenueLow += b.revenueLow
-        merged.revenueHigh += b.revenueHigh
+        merged.add(b)
         return merged
     }
 }
