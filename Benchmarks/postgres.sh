@@ -2,12 +2,12 @@
 # PostgreSQL on the same two cores: durable ingest over loopback HTTP with one collector and with two on one
 # database, beside `openssl speed -multi 2 ecdsap256` from the same run; then `skan report` and `skan export` over
 # ROWS rows beside psql running the same query and `COPY ... TO STDOUT (FORMAT csv)`. Medians of RUNS runs.
-# Usage: Benchmarks/postgres.sh   (env: SKAN_BIN= SERVE_FLAGS= DURATION=12 CONNECTIONS=32 COUNT=400000 ROWS=10000000 RUNS=3
+# Usage: Benchmarks/postgres.sh   (env: SKAN_BIN= SERVE_FLAGS= DURATION=12 CONNECTIONS=128 COUNT=400000 ROWS=10000000 RUNS=3
 #        PARTS="ingest reports")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-12}
-CONNECTIONS=${CONNECTIONS:-32}
+CONNECTIONS=${CONNECTIONS:-128}
 COUNT=${COUNT:-400000}
 ROWS=${ROWS:-10000000}
 RUNS=${RUNS:-3}
