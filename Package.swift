@@ -79,9 +79,19 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SKANHTTP",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "SKANCollector",
             dependencies: [
                 "SKANCore",
+                "SKANHTTP",
                 "SKANStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -100,9 +110,11 @@ let package = Package(
             name: "SKANSigner",
             dependencies: [
                 "SKANCore",
+                "SKANHTTP",
                 "SKANStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -159,7 +171,11 @@ let package = Package(
         .plugin(name: "GitCommit", capability: .buildTool()),
         .target(
             name: "SKANTestSupport",
-            dependencies: ["SKANCore"],
+            dependencies: [
+                "SKANCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             path: "Tests/SKANTestSupport",
             swiftSettings: strict
         ),
@@ -187,6 +203,7 @@ let package = Package(
             name: "SKANCollectorTests",
             dependencies: [
                 "SKANCore",
+                "SKANHTTP",
                 "SKANTestSupport",
                 "SKANStore",
                 "SKANStorePostgres",
@@ -213,8 +230,11 @@ let package = Package(
         .testTarget(
             name: "SKANSignerTests",
             dependencies: [
-                "SKANSigner", "SKANCore", "SKANStore", "SKANStorePostgres", "SKANTestSupport",
+                "SKANSigner", "SKANCore", "SKANHTTP", "SKANStore", "SKANStorePostgres", "SKANTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strict

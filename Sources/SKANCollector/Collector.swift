@@ -6,6 +6,7 @@ import NIOPosix
 import ServiceLifecycle
 import UnixSignals
 import SKANCore
+import SKANHTTP
 import SKANStore
 
 /// The postback collector: an HTTP service that verifies postbacks, drops duplicates and stores them durably.
@@ -71,8 +72,9 @@ public struct Collector: Sendable {
             let deadline = ConnectionDeadline(idleTimeout: configuration.idleTimeout,
                                               requestTimeout: configuration.requestTimeout)
             guard configuration.answersPostbacksOnEventLoop else { return [deadline] }
-            return [deadline, PostbackFastPath(pipeline: pipeline, metrics: metrics, paths: configuration.postbackPaths,
-                                               limit: configuration.bodyLimit, date: date)]
+            let postbacks = PostbackResponder(pipeline: pipeline, metrics: metrics, paths: configuration.postbackPaths,
+                                              limit: configuration.bodyLimit)
+            return [deadline, EventLoopFastPath(postbacks, date: date)]
         }
         var application = Application(
             router: router,

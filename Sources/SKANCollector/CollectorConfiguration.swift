@@ -20,7 +20,7 @@ public struct CollectorConfiguration: Sendable {
     public var logsBodies: Bool
     /// Threads that run the HTTP event loops; `nil` shares SwiftNIO's group of one per core.
     public var eventLoopThreads: Int?
-    /// Whether `POST`ed postbacks are answered on the event loop that read them (``PostbackFastPath``) rather than
+    /// Whether `POST`ed postbacks are answered on the event loop that read them (``PostbackResponder``) rather than
     /// by Hummingbird's router. Both give the same replies and store the same rows; the event loop saves the
     /// router's per-request machinery, which costs about as much as verifying the postback.
     public var answersPostbacksOnEventLoop: Bool

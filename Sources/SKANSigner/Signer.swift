@@ -6,6 +6,7 @@ import NIOCore
 import Prometheus
 import ServiceLifecycle
 import SKANCore
+import SKANHTTP
 import SKANStore
 import UnixSignals
 
@@ -24,7 +25,13 @@ public struct Signer: Sendable {
     public let now: @Sendable () -> Date
     let makeNonce: @Sendable () -> UUID
     let logger: Logger
-    let registry = PrometheusCollectorRegistry()
+    let registry: PrometheusCollectorRegistry
+    /// Impressions signed, and requests refused, whichever path answered them.
+    let signed: Metrics.Counter
+    let refused: Metrics.Counter
+    /// Whether `POST /v1/impressions` is answered on the event loop that read it (``ImpressionResponder``) rather than
+    /// by the router: the same replies, with less machinery per request. Off only to compare the two.
+    public var answersImpressionsOnEventLoop = true
     /// The web-ad exchange, when a store for registered ads was given.
     let webAds: WebAdExchange?
     /// Where Safari's `get-signed-payload` is served (public), when it is.
@@ -49,20 +56,28 @@ public struct Signer: Sendable {
         self.makeNonce = makeNonce
         self.publicHost = publicHost
         self.publicPort = publicPort
+        let registry = PrometheusCollectorRegistry()
+        let factory = PrometheusMetricsFactory(registry: registry)
+        self.registry = registry
+        signed = Counter(label: "skan_impressions_signed_total", factory: factory)
+        refused = Counter(label: "skan_impression_requests_refused_total", factory: factory)
         webAds = webAdStore.map { WebAdExchange(store: $0, keys: keys, lifetime: webAdLifetime, now: now, makeNonce: makeNonce) }
     }
 
     /// Adds the signer's routes to `router`, so that it can be mounted on a listener of its own or beside another
     /// private service.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
-        let factory = PrometheusMetricsFactory(registry: registry)
-        let signed = Counter(label: "skan_impressions_signed_total", factory: factory)
-        let refused = Counter(label: "skan_impression_requests_refused_total", factory: factory)
-        let (keys, now, makeNonce, registry) = (keys, now, makeNonce, registry)
+        let (keys, now, makeNonce, registry, signed, refused) = (keys, now, makeNonce, registry, signed, refused)
         router.post("/v1/impressions") { request, context -> Response in
-            let body = try await request.body.collect(upTo: 1 << 20)
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: ImpressionResponder.limit)
+            } catch is NIOTooManyBytesError {
+                Self.count(.tooLarge, signed: signed, refused: refused)
+                return Self.json(ImpressionReply.tooLarge.status, ImpressionReply.tooLarge.body)
+            }
             let reply = Self.sign(Array(body.readableBytesView), keys: keys, now: now, makeNonce: makeNonce)
-            if reply.status == .ok { signed.increment(by: reply.count) } else { refused.increment() }
+            Self.count(reply, signed: signed, refused: refused)
             return Self.json(reply.status, reply.body)
         }
         router.post("/v1/openrtb/skadn") { request, context -> Response in
@@ -99,9 +114,13 @@ public struct Signer: Sendable {
         router.get("/healthz") { _, _ in Self.json(.ok, #"{"status":"ok"}"#) }
     }
 
+    /// Counts a reply to `POST /v1/impressions` in the metrics, for the router and the event loop alike.
+    static func count(_ reply: ImpressionReply, signed: Metrics.Counter, refused: Metrics.Counter) {
+        if reply.status == .ok { signed.increment(by: reply.count) } else { refused.increment() }
+    }
+
     /// Signs a body's impressions, or refuses the whole body naming the request and the field.
-    static func sign(_ body: [UInt8], keys: SignerKeys, now: () -> Date, makeNonce: () -> UUID)
-        -> (status: HTTPResponse.Status, body: String, count: Int) {
+    static func sign(_ body: [UInt8], keys: SignerKeys, now: () -> Date, makeNonce: () -> UUID) -> ImpressionReply {
         do throws(ImpressionBatch.Refusal) {
             let batch = try ImpressionBatch(body, now: now, makeNonce: makeNonce)
             // Every key is found before anything is signed: nothing comes back half-signed.
@@ -129,9 +148,10 @@ public struct Signer: Sendable {
                     throw ImpressionBatch.Refusal(index: batch.isSingle ? nil : index, reason: error.reason)
                 }
             }
-            return (.ok, batch.isSingle ? outputs[0] : "[" + outputs.joined(separator: ",") + "]", outputs.count)
+            return ImpressionReply(status: .ok, body: batch.isSingle ? outputs[0] : "[" + outputs.joined(separator: ",") + "]",
+                                   count: outputs.count)
         } catch {
-            return (.badRequest, error.json, 0)
+            return ImpressionReply(status: .badRequest, body: error.json, count: 0)
         }
     }
 
@@ -140,17 +160,29 @@ public struct Signer: Sendable {
                  body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// Serves until SIGINT or SIGTERM; `onServerRunning` receives the bound port.
+    /// The signing service's HTTP application, not yet running: the routes, and ahead of them, unless
+    /// ``answersImpressionsOnEventLoop`` is off, the event-loop handler for `POST /v1/impressions`.
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        let router = Router()
+        addRoutes(to: router)
+        let responder = ImpressionResponder(keys: keys, now: now, makeNonce: makeNonce, signed: signed, refused: refused)
+        let (onLoop, date) = (answersImpressionsOnEventLoop, HTTPDate())
+        // Built per connection: each handler holds one connection's state.
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            onLoop ? [EventLoopFastPath(responder, date: date)] : []
+        }
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
     /// Serves until SIGINT or SIGTERM; `onServerRunning` receives the bound port, `onPublicRunning` the public one.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                     onPublicRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let router = Router()
-        addRoutes(to: router)
-        var services: [any Service] = [Application(
-            router: router,
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
-            logger: logger)]
+        var services: [any Service] = [application(onServerRunning: onServerRunning)]
         if let publicPort, let webAds {
             let publicRouter = Router()
             addPublicRoutes(to: publicRouter)

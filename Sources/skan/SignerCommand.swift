@@ -50,6 +50,9 @@ struct SignerCommand: AsyncParsableCommand {
     @Option(help: "Log level.")
     var logLevel: LogLevelArgument = .info
 
+    @Flag(help: "Answer POST /v1/impressions through Hummingbird's router instead of on the event loop that read it (same replies; slower; for comparison).")
+    var impressionsViaRouter = false
+
     func run() async throws {
         var keys = SignerKeys()
         for argument in key {
@@ -70,8 +73,9 @@ struct SignerCommand: AsyncParsableCommand {
             throw CLIError("--db: \(error.reason)")
         }
         let (host, publicHost) = (host, publicHost)
-        let signer = Signer(keys: keys, host: host, port: port, logger: logger, webAdStore: store,
+        var signer = Signer(keys: keys, host: host, port: port, logger: logger, webAdStore: store,
                             webAdLifetime: TimeInterval(webAdTtl), publicHost: publicHost, publicPort: publicPort)
+        signer.answersImpressionsOnEventLoop = !impressionsViaRouter
         // Both lines once both listeners are up, private first, whichever binds first.
         let bound = Mutex<(signing: Int?, public: Int?)>((nil, publicPort == nil ? 0 : nil))
         let announce: @Sendable () -> Void = {

@@ -12,7 +12,7 @@ import Testing
 enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Straight into Hummingbird's router, no sockets: the router's postback route.
     case router
-    /// Over loopback HTTP to the running server, where ``PostbackFastPath`` answers postbacks on the event loop
+    /// Over loopback HTTP to the running server, where ``PostbackResponder`` answers postbacks on the event loop
     /// (AsyncHTTPClient, which opens a new connection when the server closes one).
     case eventLoop = "event loop"
 

@@ -5,6 +5,7 @@ import NIOPosix
 @testable import SKANCollector
 import SKANStore
 import SKANTestSupport
+import SKANHTTP
 import Testing
 
 /// What only raw HTTP/1.1 on one connection shows: pipelining, chunked bodies, connections closed on purpose.
@@ -21,49 +22,14 @@ struct PostbackFastPathTests {
                                       store: try SQLitePostbackStore(inMemoryWith: RejectionCap()),
                                       verifier: TestPostbacks.verifier, logger: logger)
         return try await collector.serve { port in
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    }
-                }
-            return try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(string: requests))
-                var received = ""
-                for try await chunk in inbound {
-                    received += String(buffer: chunk)
-                    if Self.parse(received).filter({ $0.status >= 200 }).count >= responses { break }
-                }
-                return received
-            }
+            try await RawHTTP.exchange(port: port, requests, responses: responses)
         }
     }
 
-    /// The responses in `text`: status code, headers (lowercased names) and body, in order.
-    static func parse(_ text: String) -> [(status: Int, headers: [String: String], body: String)] {
-        var responses: [(Int, [String: String], String)] = []
-        var rest = Substring(text)
-        while let end = rest.range(of: "\r\n\r\n") {
-            let lines = rest[..<end.lowerBound].components(separatedBy: "\r\n")
-            let status = Int(lines[0].split(separator: " ")[1]) ?? 0
-            var headers: [String: String] = [:]
-            for line in lines.dropFirst() {
-                let parts = line.split(separator: ":", maxSplits: 1)
-                headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
-            }
-            let length = Int(headers["content-length"] ?? "0") ?? 0
-            let bodyStart = rest[end.upperBound...]
-            guard bodyStart.utf8.count >= length else { break }
-            let body = String(bodyStart.utf8.prefix(length))!
-            responses.append((status, headers, body))
-            rest = bodyStart.dropFirst(body.count)
-        }
-        return responses
-    }
+    static func parse(_ text: String) -> [(status: Int, headers: [String: String], body: String)] { RawHTTP.parse(text) }
 
     static func post(_ body: String, path: String = "/postbacks", extraHeaders: String = "") -> String {
-        "POST \(path) HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\(extraHeaders)"
-            + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        RawHTTP.post(body, path: path, extraHeaders: extraHeaders)
     }
 
     @Test("answers pipelined requests in order, postbacks and router requests mixed")
@@ -124,7 +90,7 @@ struct PostbackFastPathTests {
         ("/.well-known/skadnetwork/report-attribution", "/.well-known/skadnetwork/report-attribution"),
     ])
     func normalizedPaths(path: String, expected: String) {
-        #expect(PostbackFastPath.normalized(path) == expected)
+        #expect(PostbackResponder.normalized(path) == expected)
     }
 
     @Test("formats the Date header as RFC 9110 does")

@@ -8,7 +8,7 @@ import NIOHTTPTypes
 /// client liked.
 ///
 /// It sits first among the HTTP handlers, so it sees every request part read and every response part written,
-/// whoever answers (``PostbackFastPath`` or the router). While the server owes a response nothing is timed: that
+/// whoever answers (``PostbackResponder`` or the router). While the server owes a response nothing is timed: that
 /// wait is the server's own (a commit), not the client's.
 final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart

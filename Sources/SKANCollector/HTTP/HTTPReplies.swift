@@ -18,7 +18,7 @@ enum HTTPReplies {
                         body: ResponseBody(byteBuffer: body))
     }
 
-    /// The status and JSON body of the reply to a postback, for the router and ``PostbackFastPath`` alike. The two
+    /// The status and JSON body of the reply to a postback, for the router and ``PostbackResponder`` alike. The two
     /// bodies nearly every request gets are encoded once, not per request.
     static func parts(_ reply: PostbackReply) -> (HTTPResponse.Status, ByteBuffer) {
         switch reply.outcome {

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 
-/// What a postback request's headers alone decide, shared by the router and ``PostbackFastPath`` so that both
+/// What a postback request's headers alone decide, shared by the router and ``PostbackResponder`` so that both
 /// answer alike.
 enum PostbackRequestRules {
     /// The refusal the headers already call for (415 for a declared non-JSON type, 413 for a declared length

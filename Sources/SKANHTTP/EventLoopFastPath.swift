@@ -2,73 +2,69 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// Answers `POST`ed postbacks on the connection's event loop, ahead of Hummingbird's router; every other request
-/// passes through to the router untouched.
+/// Answers the requests its ``EventLoopResponder`` takes on the connection's event loop, ahead of Hummingbird's
+/// router; every other request passes through to the router untouched.
 ///
-/// Why: a postback costs one ECDSA verification and one row, and Hummingbird's per-request machinery (a request
-/// stream, a response writer, the hops between the event loop and Swift's task pool, then to the writer and back)
-/// cost about as much again on a two-core machine. Here a postback is read and verified on the event loop that
-/// read it, queued for the ``GroupCommitWriter``, and answered from the same loop when its transaction commits:
-/// two thread hops instead of six. Replies, metrics and what is stored are the router's own
-/// (``PostbackRequestRules``, ``PostbackPipeline``, ``HTTPReplies``), and the router still serves postbacks when
-/// this handler is off (``CollectorConfiguration/answersPostbacksOnEventLoop``) or steps aside (below).
+/// Why: for a request that costs one ECDSA operation (a postback verified, an impression signed), Hummingbird's
+/// per-request machinery (a request stream, a response writer, the hops between the event loop and Swift's task
+/// pool and back) costs about as much again on a two-core machine. Here the request is read and answered on the
+/// event loop that read it (a postback when its transaction commits): no hop for a signature, two instead of six
+/// for a postback. Replies and metrics are the responder's, which are the router's own, and the router still serves
+/// these routes when this handler is not installed or steps aside (below).
 ///
-/// HTTP/1.1 ordering is kept: while a postback waits for its commit, later requests pipelined on the connection
-/// wait unread (reads are held, and parts already read are queued and replayed after the reply); a postback that
+/// HTTP/1.1 ordering is kept: while a request waits for its answer, later requests pipelined on the connection
+/// wait unread (reads are held, and parts already read are queued and replayed after the reply); a request that
 /// arrives while the router still owes this connection a response goes to the router, behind it.
-final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
 
     private enum State {
         /// Between requests.
         case idle
         /// A request that the router answers: its parts pass through until its end.
         case passing
-        /// Reading a postback's body.
+        /// Reading a body the responder answers.
         case reading(Reading)
         /// Answered before the body was read whole; the rest is read and dropped up to its end (closing then, if
         /// asked: a connection closed with bytes unread is reset, and the reset can destroy the reply in flight),
         /// or until `budget` bytes more were dropped, when the connection closes anyway: a client may not make the
         /// server read an endless body it already refused. (``ConnectionDeadline`` bounds the time.)
         case discarding(closesAtEnd: Bool, budget: Int)
-        /// The postback is verified and queued; the reply comes when it commits. Inbound parts queue meanwhile.
+        /// The body is with the responder; the reply comes when it answers. Inbound parts queue meanwhile.
         case waiting
         /// Answered, and the connection closes: nothing more is read.
         case closing
     }
 
     private struct Reading {
-        let endpoint: String
+        let route: String
         let start: ContinuousClock.Instant
         let closesAfter: Bool
-        /// The body so far: the first part as the decoder gave it (a postback nearly always comes in one), later
-        /// parts appended to it.
+        /// The body so far: the first part as the decoder gave it (a small body nearly always comes in one),
+        /// later parts appended to it.
         var body: ByteBuffer?
     }
 
     /// Bytes of a refused body read and dropped at most before the connection is closed.
-    static let discardBudget = 1 << 20
+    static var discardBudget: Int { 1 << 20 }
 
-    private let pipeline: PostbackPipeline
-    private let metrics: CollectorMetrics
-    private let paths: [String: String]
-    private let limit: Int
+    private let responder: Responder
     private let date: HTTPDate
     private var state = State.idle
     /// Responses the router still owes for requests passed to it.
     private var routerResponsesOwed = 0
-    /// Parts read while a postback waited for its commit, replayed in order after its reply.
+    /// Parts read while a request waited for its answer, replayed in order after its reply.
     private var queued = CircularBuffer<HTTPRequestPart>()
-    /// A `read` held back while a postback waits, so a pipelining client cannot pile up requests.
+    /// A `read` held back while a request waits, so a pipelining client cannot pile up requests.
     private var readHeld = false
-    /// A graceful-shutdown request held until the postback in hand is answered.
+    /// A graceful-shutdown request held until the request in hand is answered.
     private var quiesceHeld: Any?
-    /// What would end the connection behind a postback waiting for its commit (the client's half-close, a next
+    /// What would end the connection behind a request waiting for its answer (the client's half-close, a next
     /// request the decoder could not parse), held until its reply is written: passed on at once, the router's
-    /// side closed the connection or answered 400 first, and the device never saw the 200 for a stored postback.
+    /// side closed the connection or answered 400 first, and a device never saw the 200 for a stored postback.
     private var endingsHeld: [Ending] = []
 
     private enum Ending {
@@ -78,24 +74,15 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
     /// The last reply's write, which a close waits for.
     private var replyWritten: EventLoopFuture<Void>?
 
-    init(pipeline: PostbackPipeline, metrics: CollectorMetrics, paths: [String], limit: Int, date: HTTPDate) {
-        self.pipeline = pipeline
-        self.metrics = metrics
-        self.paths = Dictionary(paths.map { (Self.normalized($0), $0) }, uniquingKeysWith: { first, _ in first })
-        self.limit = limit
+    /// A handler for one connection, answering what `responder` takes; `date` makes the `Date` header.
+    public init(_ responder: Responder, date: HTTPDate) {
+        self.responder = responder
         self.date = date
-    }
-
-    /// A path without its query and trailing slashes, as the router matches it.
-    static func normalized(_ path: some StringProtocol) -> String {
-        var path = path.prefix { $0 != "?" && $0 != "#" }
-        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
-        return String(path)
     }
 
     // MARK: Inbound
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         handle(unwrapInboundIn(data), context: context)
     }
 
@@ -103,8 +90,8 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         switch state {
         case .idle:
             guard case .head(let head) = part else { return context.fireChannelRead(wrapInboundOut(part)) }
-            if let endpoint = fastEndpoint(for: head) {
-                begin(head, endpoint: endpoint, context: context)
+            if let route = fastRoute(for: head) {
+                begin(head, route: route, context: context)
             } else {
                 routerResponsesOwed += 1
                 state = .passing
@@ -120,12 +107,11 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 state = .idle
                 handle(part, context: context)
             case .body(var chunk):
-                if (reading.body?.readableBytes ?? 0) + chunk.readableBytes > limit {
+                if (reading.body?.readableBytes ?? 0) + chunk.readableBytes > responder.bodyLimit {
                     // Answered at once; the rest of the body is dropped unread into memory, then the connection
                     // closes.
                     state = .discarding(closesAtEnd: true, budget: Self.discardBudget)
-                    let result = PostbackPipeline.Result(reply: PostbackRequestRules.tooLarge(limit: limit), version: nil)
-                    return reply(result, start: reading.start, closes: true, context: context)
+                    return reply(responder.tooLarge(), start: reading.start, closes: true, context: context)
                 }
                 if reading.body == nil {
                     reading.body = chunk
@@ -135,7 +121,7 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 }
                 state = .reading(reading)
             case .end:
-                verifyAndStore(reading, context: context)
+                answer(reading, context: context)
             }
         case .discarding(let closesAtEnd, let budget):
             if case .body(let chunk) = part {
@@ -158,56 +144,52 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// The configured endpoint when the router would send `head` to a postback route and nothing stands in the way.
-    private func fastEndpoint(for head: HTTPRequest) -> String? {
-        guard head.method == .post, routerResponsesOwed == 0, let path = head.path,
-              let endpoint = paths[Self.normalized(path)] else { return nil }
+    /// The responder's route when it takes `head` and nothing stands in the way.
+    private func fastRoute(for head: HTTPRequest) -> String? {
+        guard routerResponsesOwed == 0, let route = responder.route(for: head) else { return nil }
         // `Expect: 100-continue` asks for an interim response, which is the router's server's business.
         if head.headerFields[.expect] != nil { return nil }
-        return endpoint
+        return route
     }
 
-    private func begin(_ head: HTTPRequest, endpoint: String, context: ChannelHandlerContext) {
+    private func begin(_ head: HTTPRequest, route: String, context: ChannelHandlerContext) {
         let start = ContinuousClock.now
         let closesAfter = head.headerFields[.connection]?.lowercased() == "close"
-        if let refusal = PostbackRequestRules.missingHost(head) {
-            // The request cannot be trusted to be framed as the client meant: answer, drop the body, close.
-            state = .discarding(closesAtEnd: true, budget: Self.discardBudget)
-            return reply(.init(reply: refusal, version: nil), start: start, closes: true, context: context)
-        }
-        if let refusal = PostbackRequestRules.refusal(for: head.headerFields, limit: limit) {
-            // A declared length over the limit closes the connection after the body; a wrong type keeps it.
-            let closes = closesAfter || refusal.outcome == .tooLarge
+        if let (answer, closesAnyway) = responder.answer(beforeBody: head) {
+            // Answered from the head alone; the body is read past and dropped. A responder closes the connection
+            // when the request cannot be trusted to be framed as the client meant, or is too large to read past.
+            let closes = closesAfter || closesAnyway
             state = .discarding(closesAtEnd: closes, budget: Self.discardBudget)
-            return reply(.init(reply: refusal, version: nil), start: start, closes: closes, context: context)
+            return reply(answer, start: start, closes: closes, context: context)
         }
-        state = .reading(Reading(endpoint: endpoint, start: start, closesAfter: closesAfter, body: nil))
+        state = .reading(Reading(route: route, start: start, closesAfter: closesAfter, body: nil))
     }
 
-    private func verifyAndStore(_ reading: Reading, context: ChannelHandlerContext) {
+    private func answer(_ reading: Reading, context: ChannelHandlerContext) {
         state = .waiting
-        let body = reading.body.map { Array($0.readableBytesView) } ?? []
         let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let start = reading.start, closes = reading.closesAfter
-        pipeline.receive(body, endpoint: reading.endpoint) { result in
-            loop.eventLoop.execute {
+        responder.answer(reading.body ?? ByteBuffer(), route: reading.route) { answer in
+            let reply: @Sendable () -> Void = {
                 let (handler, context) = loop.value
                 handler.state = .idle
-                handler.reply(result, start: start, closes: closes, context: context)
+                handler.reply(answer, start: start, closes: closes, context: context)
             }
+            // An answer given at once, on this loop, is written at once: no hop through the loop's queue.
+            if loop.eventLoop.inEventLoop { reply() } else { loop.eventLoop.execute(reply) }
         }
     }
 
     /// Counts and writes the reply, then goes on with whatever queued behind it. The state is already the one
     /// that follows the reply: `idle`, or `discarding` when the body still has to be read past.
-    private func reply(_ result: PostbackPipeline.Result, start: ContinuousClock.Instant, closes: Bool,
+    private func reply(_ answer: Responder.Answer, start: ContinuousClock.Instant, closes: Bool,
                        context: ChannelHandlerContext) {
-        metrics.record(result, since: start)
+        responder.record(answer, since: start)
         guard context.channel.isActive else { return }
-        let (status, body) = HTTPReplies.parts(result.reply)
+        let (status, contentType, body) = responder.reply(answer)
         var headers = HTTPFields()
         headers.reserveCapacity(4)
-        headers[.contentType] = "application/json"
+        headers[.contentType] = contentType
         headers[.contentLength] = String(body.readableBytes)
         headers[.date] = date.current
         if closes { headers[.connection] = "close" }
@@ -272,8 +254,8 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A decoding error here belongs to a request after the postback in hand (that one was read whole).
+    public func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A decoding error here belongs to a request after the one in hand (that one was read whole).
         if case .waiting = state {
             endingsHeld.append(.error(error))
             return
@@ -288,13 +270,13 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case .waiting = state, let channelEvent = event as? ChannelEvent, channelEvent == .inputClosed {
             endingsHeld.append(.event(event))
             return
         }
-        // Hummingbird closes a connection it believes idle at once on graceful shutdown; it cannot see a postback
-        // that this handler holds, so the event waits until that postback is answered.
+        // Hummingbird closes a connection it believes idle at once on graceful shutdown; it cannot see a request
+        // that this handler holds, so the event waits until that request is answered.
         if event is ChannelShouldQuiesceEvent {
             switch state {
             case .reading, .discarding, .waiting:
@@ -309,7 +291,7 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Outbound
 
-    func read(context: ChannelHandlerContext) {
+    public func read(context: ChannelHandlerContext) {
         if isWaiting {
             readHeld = true
         } else {
@@ -317,7 +299,7 @@ final class PostbackFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data), routerResponsesOwed > 0 {
             routerResponsesOwed -= 1
         }

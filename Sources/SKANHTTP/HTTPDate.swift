@@ -3,18 +3,19 @@ import Synchronization
 
 /// The `Date` header's value (RFC 9110 §5.6.7, `Sun, 06 Nov 1994 08:49:37 GMT`), formatted once a second.
 ///
-/// Hummingbird adds this header to what its router answers; ``PostbackFastPath`` answers without the router, so
+/// Hummingbird adds this header to what its router answers; ``EventLoopFastPath`` answers without the router, so
 /// it adds the same header itself.
-final class HTTPDate: Sendable {
+public final class HTTPDate: Sendable {
     private let cache = Mutex<(second: Int, text: String)>((-1, ""))
     private let now: @Sendable () -> Date
 
-    init(now: @escaping @Sendable () -> Date = Date.init) {
+    /// A formatter reading the time from `now`.
+    public init(now: @escaping @Sendable () -> Date = Date.init) {
         self.now = now
     }
 
     /// The header value for the current second.
-    var current: String {
+    public var current: String {
         let second = Int(now().timeIntervalSince1970.rounded(.down))
         return cache.withLock { cache in
             if cache.second != second { cache = (second, Self.format(second)) }
@@ -26,7 +27,7 @@ final class HTTPDate: Sendable {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
     /// Formats seconds since 1970 in UTC.
-    static func format(_ seconds: Int) -> String {
+    public static func format(_ seconds: Int) -> String {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
