@@ -5,6 +5,7 @@
 #
 #   Benchmarks/signer.sh                       # RUNS=3 DURATION=10 BATCH=100
 #   SKAN_BIN=/path/to/skan RUNS=5 Benchmarks/signer.sh
+#   SIGNER_FLAGS=--impressions-via-router Benchmarks/signer.sh   # the router instead of the event loop, to compare
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -23,7 +24,7 @@ one='{"version":"4.0","ad-network-id":"example123.skadnetwork","source-identifie
 printf '%s' "$one" > "$OUT/single.json"
 { printf '['; for i in $(seq "$BATCH"); do [ "$i" -gt 1 ] && printf ','; printf '%s' "$one"; done; printf ']'; } > "$OUT/batch.json"
 
-"$BIN" signer --key "example123.skadnetwork=$OUT/network.pem" --port 0 --log-level warning > "$OUT/signer.out" 2>&1 &
+"$BIN" signer --key "example123.skadnetwork=$OUT/network.pem" --port 0 --log-level warning ${SIGNER_FLAGS:-} > "$OUT/signer.out" 2>&1 &
 PID=$!
 trap 'kill -TERM $PID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q listening "$OUT/signer.out" 2>/dev/null && break; sleep 0.1; done
