@@ -88,8 +88,8 @@ if [[ " $PARTS " == *" sqlite "* ]]; then
         # The rows first, then the rollup migration counts them, as it does for a store made before it: the same
         # numbers as the trigger would keep, and it times the migration.
         sqlite3 "$db" "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;
-          DROP TRIGGER IF EXISTS postback_rollups_count; DROP TABLE IF EXISTS postback_rollups; DROP TABLE IF EXISTS postback_rollups_by_tier;
-          DELETE FROM grdb_migrations WHERE identifier = '0006-rollups';
+          DROP TRIGGER IF EXISTS postback_rollups_count; DROP TABLE IF EXISTS postback_rollups; DROP TABLE IF EXISTS postback_rollups_by_tier; DROP TABLE IF EXISTS postback_rollups_by_campaign_day;
+          DELETE FROM grdb_migrations WHERE identifier IN ('0006-rollups', '0007-campaign-days');
           WITH RECURSIVE n(i, h, g) AS (SELECT 1, 1, 7 UNION ALL
               SELECT i + 1, (h * 1103515245 + 12345) % 2147483648, (g * 22695477 + 1) % 2147483648 FROM n WHERE i < $ROWS),
           r AS (SELECT i, (h >> 16) % 1000 AS a, (g >> 16) % 1000 AS b, (h >> 6) % 1000 AS c, (g >> 6) % 1000 AS d FROM n),
@@ -124,7 +124,7 @@ if [[ " $PARTS " == *" postgres "* ]]; then
     "$skan" ingest --db "$url" /dev/null >/dev/null 2>&1 || true
     start=$(date +%s)
     "$psql" -X -q "$url" -c "SET synchronous_commit = off;
-      DROP TABLE IF EXISTS postback_rollups, postback_rollups_by_tier; DELETE FROM skan_migrations WHERE id = '0005-rollups';
+      DROP TABLE IF EXISTS postback_rollups, postback_rollups_by_tier, postback_rollups_by_campaign_day; DELETE FROM skan_migrations WHERE id IN ('0005-rollups', '0006-campaign-days');
       INSERT INTO postbacks ($names)
       SELECT $(columns | sed -E 's/sk\(([a-d])\)/(\1 * \1 \/ 1000 * \1 \/ 1000)/g; s/printf_tx/tx/') FROM (
         SELECT *, CASE WHEN w = 0 THEN CASE WHEN d < 400 THEN 4 WHEN d < 700 THEN 3 ELSE 2 END

@@ -112,7 +112,7 @@ if [[ " $PARTS " == *" reports "* ]]; then
     # The rows go in behind the collector's back, so the per-day rollups (which the collector's insert keeps) are
     # dropped and made again by their migration, which a writer runs (`skan ingest`), as for a store made before them.
     "$PSQL" -X -q "$url" -c "INSERT INTO postbacks ($columns) SELECT $select FROM postbacks, generate_series(2, $ROWS) g WHERE id = 1" \
-        -c "DROP TABLE postback_rollups, postback_rollups_by_tier" -c "DELETE FROM skan_migrations WHERE id = '0005-rollups'" \
+        -c "DROP TABLE postback_rollups, postback_rollups_by_tier, postback_rollups_by_campaign_day" -c "DELETE FROM skan_migrations WHERE id IN ('0005-rollups', '0006-campaign-days')" \
         -c "VACUUM ANALYZE postbacks"
     start=$(date +%s)
     "$BIN" ingest --db "$url" /dev/null >/dev/null

@@ -29,6 +29,9 @@ enum PostgresAggregateSQL: AggregateSQLDialect {
         rollupSum("conversion_value IS NULL AND coarse_conversion_value IS NULL"),
     ]
 
+    /// `sum` of `bigint` is `numeric`: cast back.
+    static func total(_ column: String) -> String { "COALESCE(sum(\(column)), 0)::bigint" }
+
     /// The rollup's day column, collated as the arrival day's expression is.
     static let rollupDay = "\(PostbackRollup.day) COLLATE \"C\""
 

@@ -9,8 +9,8 @@ public final class PostgresPostbackReader: PostbackReader {
     /// Where the store is, without its password.
     public let location: String
     private let pool: PostgresPool
-    /// Whether the database has the ``PostbackRollup`` tables (a database no collector of this release has migrated yet has
-    /// not): without it every aggregate reads the postbacks.
+    /// Whether the database has every ``PostbackRollup`` table (a database no collector of this release has migrated yet
+    /// lacks some): without them every aggregate reads the postbacks.
     private let hasRollups: Bool
 
     private init(location: String, pool: PostgresPool, hasRollups: Bool) {
@@ -29,7 +29,7 @@ public final class PostgresPostbackReader: PostbackReader {
             let (made, hasRollups) = try await pool.run(.cannotOpen, "cannot read \(location)") { client in
                 let rows = try await client.query("""
                     SELECT to_regclass('skan_migrations') IS NOT NULL AND to_regclass(\(PostbackTable.name)) IS NOT NULL,
-                        to_regclass(\(PostbackRollup.withCampaigns.name)) IS NOT NULL
+                        (SELECT bool_and(to_regclass(name) IS NOT NULL) FROM unnest(\(PostbackRollup.all.map(\.name))::text[]) AS name)
                     """, logger: logger)
                 var made = (false, false)
                 for try await value in rows.decode((Bool, Bool).self) { made = value }

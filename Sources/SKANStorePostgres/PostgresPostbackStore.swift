@@ -142,17 +142,17 @@ public final class PostgresPostbackStore: PostbackStore {
 
     /// Moves this collector's rollup rows onto the shared rows (collector `''`), as the counters are folded.
     static func foldRollups(_ collector: String) -> PostgresQuery {
-        let count = PostbackRollup.count
         let folds = PostbackRollup.all.enumerated().map { index, rollup in
             let names = rollup.key().map(\.name).joined(separator: ", ")
+            let counts = rollup.counts.joined(separator: ", ")
             return """
                 mine\(index) AS (DELETE FROM \(rollup.name) WHERE collector = $1 RETURNING *),
                 folded\(index) AS (
-                    INSERT INTO \(rollup.name) (\(names), collector, \(count))
-                    SELECT \(names), '\(PostgresSchema.sharedCollector)', \(count) FROM mine\(index)
+                    INSERT INTO \(rollup.name) (\(names), collector, \(counts))
+                    SELECT \(names), '\(PostgresSchema.sharedCollector)', \(counts) FROM mine\(index)
                     ORDER BY \((1...rollup.key().count).map(String.init).joined(separator: ", "))
                     ON CONFLICT ON CONSTRAINT \(PostgresSchema.rollupKey(rollup))
-                    DO UPDATE SET \(count) = \(rollup.name).\(count) + excluded.\(count))
+                    DO UPDATE SET \(PostgresSchema.added(rollup)))
                 """
         }
         var binds = PostgresBindings(capacity: 1)

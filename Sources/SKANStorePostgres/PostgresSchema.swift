@@ -63,12 +63,24 @@ enum PostgresSchema {
         // The dashboard's panels read per-day rollups instead of every postback; each collector adds what it
         // stored in the statement that stores it (PostgresPostbackStore.rollupInserts), on rows of its own, so that
         // collectors never wait for each other's counts. The rows already stored are counted once, here.
-        ("0005-rollups", PostbackRollup.all.flatMap { [createRollup($0), $0.backfill(extra: [("collector", "'\(sharedCollector)'")])] } + campaignIndexes),
+        ("0005-rollups", PostbackRollup.first.flatMap(made) + PostbackRollup.first.compactMap(campaignIndex)),
+        // Installs by campaign and day read a rollup of one row per day, network and campaign with its counts.
+        ("0006-campaign-days", made(PostbackRollup.campaignDays) + [campaignIndex(PostbackRollup.campaignDays)].compactMap { $0 }),
     ]
+
+    /// A rollup's table, and the statement that counts the rows stored before it into the shared collector's rows.
+    static func made(_ rollup: PostbackRollup) -> [String] {
+        [createRollup(rollup), rollup.backfill(extra: [("collector", "'\(sharedCollector)'")])]
+    }
 
     /// The collector name of the rollup and counter rows no running collector owns: those the migration counted and
     /// those a collector folded on close.
     static let sharedCollector = ""
+
+    /// An upsert's `SET` list adding the `excluded` row's counts to the rollup row's.
+    static func added(_ rollup: PostbackRollup) -> String {
+        rollup.counts.map { "\($0) = \(rollup.name).\($0) + excluded.\($0)" }.joined(separator: ", ")
+    }
 
     /// The name of a rollup's key, which the writes' `ON CONFLICT` names.
     static func rollupKey(_ rollup: PostbackRollup) -> String { "\(rollup.name)_key" }
@@ -78,22 +90,20 @@ enum PostgresSchema {
     static func createRollup(_ rollup: PostbackRollup) -> String {
         let key = rollup.key()
         let columns = key.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+            + ["collector text NOT NULL"] + rollup.counts.map { "\($0) bigint NOT NULL" }
         return """
             CREATE TABLE \(rollup.name) (
                 \(columns.joined(separator: ",\n    ")),
-                collector text NOT NULL,
-                \(PostbackRollup.count) bigint NOT NULL,
                 CONSTRAINT \(rollupKey(rollup)) UNIQUE NULLS NOT DISTINCT (\((key.map(\.name) + ["collector"]).joined(separator: ", ")))
             )
             """
     }
 
-    /// On each rollup with campaigns, an index on exactly the expression a campaign filter compares, so that a view
-    /// of one campaign reads its rows alone.
-    static var campaignIndexes: [String] {
-        PostbackRollup.all.filter { $0.dimensions.contains(.campaign) }.map { rollup in
-            "CREATE INDEX \(rollup.name)_campaign ON \(rollup.name) ((\(PostgresAggregateSQL.filterExpression(.campaign, day: .arrival))))"
-        }
+    /// On a rollup with campaigns, an index on exactly the expression a campaign filter compares, so that a view of
+    /// one campaign reads its rows alone; `nil` for one without.
+    static func campaignIndex(_ rollup: PostbackRollup) -> String? {
+        guard rollup.dimensions.contains(.campaign) else { return nil }
+        return "CREATE INDEX \(rollup.name)_campaign ON \(rollup.name) ((\(PostgresAggregateSQL.filterExpression(.campaign, day: .arrival))))"
     }
 
     /// Applies the migrations the database has not recorded, in one transaction under an advisory lock, so that

@@ -65,13 +65,13 @@ struct RollupTests {
                     try db.execute(sql: """
                         DROP TRIGGER postback_rollups_count;
                         \(PostbackRollup.all.map { "DROP TABLE \($0.name);" }.joined(separator: " "))
-                        DELETE FROM grdb_migrations WHERE identifier = '0006-rollups'
+                        DELETE FROM grdb_migrations WHERE identifier IN ('0006-rollups', '0007-campaign-days')
                         """)
                 }
                 try queue.close()
             case .postgres(_, let url):
                 _ = try #require(PostgresTestServer.shared).psql(url, """
-                    \(PostbackRollup.all.map { "DROP TABLE \($0.name);" }.joined(separator: " ")) DELETE FROM skan_migrations WHERE id = '0005-rollups'
+                    \(PostbackRollup.all.map { "DROP TABLE \($0.name);" }.joined(separator: " ")) DELETE FROM skan_migrations WHERE id IN ('0005-rollups', '0006-campaign-days')
                     """)
             }
         }
@@ -124,15 +124,19 @@ struct RollupTests {
         // A view of one campaign, as the dashboard's campaign filter makes it, for each of the sample's first three.
         let campaigns = try await rows(reader, AggregateQuery(dimensions: [.campaign]), rollups: false).prefix(3).map(\.keys[0])
         let views = campaigns.flatMap { campaign in
-            [[AggregateQuery.Dimension](), [.conversionValue], [.window, .tier], [.day, .network]].map {
+            [[AggregateQuery.Dimension](), [.conversionValue], [.window, .tier], [.day, .network], [.day, .framework]].map {
                 AggregateQuery(dimensions: $0, filters: [AggregateQuery.Filter(.campaign, equals: campaign)])
             }
         }
-        #expect(views.count == 12)
+        #expect(views.count == 15)
         for query in queries + views {
-            // The smallest rollup that holds the query: the one without campaigns unless the query reads them.
-            let smallest = query.dimensions.contains(.campaign) || query.filters.contains { $0.dimension == .campaign }
-                ? PostbackRollup.withCampaigns : PostbackRollup.withoutCampaigns
+            // The smallest rollup that holds the query: the one without campaigns unless the query reads them, then
+            // campaigns by day with their counts unless it also reads what decides the counts.
+            let readsCampaigns = query.dimensions.contains(.campaign) || query.filters.contains { $0.dimension == .campaign }
+            let used = Set(query.dimensions + query.filters.map(\.dimension))
+            let smallest = !readsCampaigns ? PostbackRollup.withoutCampaigns
+                : used.isSubset(of: [.day, .network, .campaign, .framework]) && !query.splitsByValue
+                ? PostbackRollup.campaignDays : PostbackRollup.withCampaigns
             #expect(Self.table(reader.statement(for: query).sql) == smallest.name, "\(query) reads \(smallest.name)")
             let scan = try await rows(reader, query, rollups: false)
             #expect(!scan.isEmpty)

@@ -9,6 +9,9 @@ public protocol AggregateSQLDialect {
     static var counts: [String] { get }
     /// The same counts over a ``PostbackRollup``, where a row stands for ``PostbackRollup/count`` postbacks.
     static var rollupCounts: [String] { get }
+    /// The sum of a column of counts, as an integer of the type ``counts`` are (a rollup that
+    /// ``PostbackRollup/keepsMeasures`` sums its ``PostbackRollup/count`` and ``PostbackRollup/measures(row:)``).
+    static func total(_ column: String) -> String
     /// A rollup's ``PostbackRollup/day`` as the day dimension: of the type the arrival day's expression has.
     static var rollupDay: String { get }
     /// The `number`th argument's placeholder (from 1).
@@ -53,8 +56,13 @@ extension AggregateSQLDialect {
             }
         }
         let table = rollup?.name ?? PostbackTable.name
+        let sums = switch rollup {
+        case .none: counts
+        case .some(let rollup) where rollup.keepsMeasures: ([PostbackRollup.count] + PostbackRollup.measures().map(\.name)).map(total)
+        case .some: rollupCounts
+        }
         let sql = """
-            SELECT \((select + (rollup != nil ? rollupCounts : counts)).joined(separator: ", "))
+            SELECT \((select + sums).joined(separator: ", "))
             FROM \(table)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             \(groups) \(order)
             """

@@ -26,6 +26,8 @@ enum SQLiteAggregateSQL: AggregateSQLDialect {
         rollupSum("conversion_value IS NULL AND coarse_conversion_value IS NULL"),
     ]
 
+    static func total(_ column: String) -> String { "COALESCE(SUM(\(column)), 0)" }
+
     /// The rollup's day column holds what the arrival day's expression gives.
     static let rollupDay = PostbackRollup.day
 

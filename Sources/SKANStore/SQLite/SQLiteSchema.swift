@@ -143,10 +143,16 @@ enum SQLiteSchema {
             // keeps them, so every writer of the file keeps them (an older release's too) in the transaction of its
             // insert; a repeat of a dedup key inserts no row and fires nothing. The rows already stored are counted
             // once, here.
-            for rollup in PostbackRollup.all {
+            for rollup in PostbackRollup.first {
                 try db.execute(sql: rollupTable(rollup) + ";\n" + rollup.backfill())
             }
-            try db.execute(sql: rollupTrigger)
+            try db.execute(sql: rollupTrigger(PostbackRollup.first))
+        }
+        migrator.registerMigration("0007-campaign-days") { db in
+            // Installs by campaign and day read a rollup of one row per day, network and campaign with its counts;
+            // the trigger is made again to keep it too.
+            try db.execute(sql: rollupTable(PostbackRollup.campaignDays) + ";\n" + PostbackRollup.campaignDays.backfill())
+            try db.execute(sql: "DROP TRIGGER \(rollupTriggerName);\n" + rollupTrigger(PostbackRollup.all))
         }
         return migrator
     }
@@ -157,10 +163,10 @@ enum SQLiteSchema {
     static func rollupTable(_ rollup: PostbackRollup) -> String {
         let key = rollup.key()
         let columns = key.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+            + rollup.counts.map { "\($0) INTEGER NOT NULL" }
         return """
             CREATE TABLE \(rollup.name) (
-                \(columns.joined(separator: ",\n    ")),
-                \(PostbackRollup.count) INTEGER NOT NULL
+                \(columns.joined(separator: ",\n    "))
             );
             CREATE UNIQUE INDEX \(rollup.name)_key ON \(rollup.name) (\(key.map(\.name).joined(separator: ", ")))\(campaignIndex(rollup))
             """
@@ -175,16 +181,18 @@ enum SQLiteSchema {
         return ";\nCREATE INDEX \(rollup.name)_campaign ON \(rollup.name) (\(filtered))"
     }
 
-    /// The trigger that adds each inserted postback to its row of every rollup, or makes the row: an update, then an
-    /// insert when the update found none (`changes()` inside a trigger counts the trigger's own last statement).
-    static var rollupTrigger: String {
-        let statements = PostbackRollup.all.map { rollup in
+    /// The trigger that adds each inserted postback to its row of each of `rollups`, or makes the row: an update, then
+    /// an insert when the update found none (`changes()` inside a trigger counts the trigger's own last statement).
+    static func rollupTrigger(_ rollups: [PostbackRollup]) -> String {
+        let statements = rollups.map { rollup in
             let key = rollup.key(row: "NEW.")
+            let measures = rollup.keepsMeasures ? PostbackRollup.measures(row: "NEW.") : []
+            let added = [(PostbackRollup.count, "1")] + measures.map { ($0.name, PostbackRollup.one($0.condition)) }
             return """
-                    UPDATE \(rollup.name) SET \(PostbackRollup.count) = \(PostbackRollup.count) + 1
+                    UPDATE \(rollup.name) SET \(added.map { "\($0.0) = \($0.0) + \($0.1)" }.joined(separator: ", "))
                         WHERE \(key.map { "\($0.name) IS \($0.value)" }.joined(separator: " AND "));
-                    INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), \(PostbackRollup.count))
-                        SELECT \(key.map(\.value).joined(separator: ", ")), 1 WHERE changes() = 0;
+                    INSERT INTO \(rollup.name) (\((key.map(\.name) + added.map(\.0)).joined(separator: ", ")))
+                        SELECT \((key.map(\.value) + added.map(\.1)).joined(separator: ", ")) WHERE changes() = 0;
                 """
         }
         return """
@@ -194,7 +202,7 @@ enum SQLiteSchema {
             """
     }
 
-    /// The name of ``rollupTrigger``.
+    /// The name of ``rollupTrigger(_:)``.
     static let rollupTriggerName = "postback_rollups_count"
 
     /// A column kind's SQLite type, as the postbacks table declares it.
