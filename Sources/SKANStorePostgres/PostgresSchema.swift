@@ -64,7 +64,7 @@ enum PostgresSchema {
         // stored in the statement that stores it (PostgresPostbackStore.rollupInserts), on rows of its own, so that
         // collectors never wait for each other's counts. The rows already stored are counted once, here.
         ("0005-rollups", PostbackRollup.first.flatMap(made) + PostbackRollup.first.compactMap(campaignIndex)),
-        // Installs by campaign and day read a rollup of one row per day, network and campaign with its counts.
+        // Installs by campaign and day read a rollup of one row per day and campaign with its counts.
         ("0006-campaign-days", made(PostbackRollup.campaignDays) + [campaignIndex(PostbackRollup.campaignDays)].compactMap { $0 }),
     ]
 

@@ -124,18 +124,18 @@ struct RollupTests {
         // A view of one campaign, as the dashboard's campaign filter makes it, for each of the sample's first three.
         let campaigns = try await rows(reader, AggregateQuery(dimensions: [.campaign]), rollups: false).prefix(3).map(\.keys[0])
         let views = campaigns.flatMap { campaign in
-            [[AggregateQuery.Dimension](), [.conversionValue], [.window, .tier], [.day, .network], [.day, .framework]].map {
+            [[AggregateQuery.Dimension](), [.conversionValue], [.window, .tier], [.day, .network], [.day, .framework], [.day]].map {
                 AggregateQuery(dimensions: $0, filters: [AggregateQuery.Filter(.campaign, equals: campaign)])
             }
         }
-        #expect(views.count == 15)
+        #expect(views.count == 18)
         for query in queries + views {
             // The smallest rollup that holds the query: the one without campaigns unless the query reads them, then
             // campaigns by day with their counts unless it also reads what decides the counts.
             let readsCampaigns = query.dimensions.contains(.campaign) || query.filters.contains { $0.dimension == .campaign }
             let used = Set(query.dimensions + query.filters.map(\.dimension))
             let smallest = !readsCampaigns ? PostbackRollup.withoutCampaigns
-                : used.isSubset(of: [.day, .network, .campaign, .framework]) && !query.splitsByValue
+                : used.isSubset(of: [.day, .campaign, .framework]) && !query.splitsByValue
                 ? PostbackRollup.campaignDays : PostbackRollup.withCampaigns
             #expect(Self.table(reader.statement(for: query).sql) == smallest.name, "\(query) reads \(smallest.name)")
             let scan = try await rows(reader, query, rollups: false)

@@ -149,7 +149,7 @@ enum SQLiteSchema {
             try db.execute(sql: rollupTrigger(PostbackRollup.first))
         }
         migrator.registerMigration("0007-campaign-days") { db in
-            // Installs by campaign and day read a rollup of one row per day, network and campaign with its counts;
+            // Installs by campaign and day read a rollup of one row per day and campaign with its counts;
             // the trigger is made again to keep it too.
             try db.execute(sql: rollupTable(PostbackRollup.campaignDays) + ";\n" + PostbackRollup.campaignDays.backfill())
             try db.execute(sql: "DROP TRIGGER \(rollupTriggerName);\n" + rollupTrigger(PostbackRollup.all))
