@@ -65,8 +65,19 @@ enum PostgresSchema {
         // collectors never wait for each other's counts. The rows already stored are counted once, here.
         ("0005-rollups", PostbackRollup.first.flatMap(made) + PostbackRollup.first.compactMap(campaignIndex)),
         // Installs by campaign and day read a rollup of one row per day and campaign with its counts.
-        ("0006-campaign-days", made(PostbackRollup.campaignDays) + [campaignIndex(PostbackRollup.campaignDays)].compactMap { $0 }),
+        ("0006-campaign-days", made(PostbackRollup.campaignDays) + [campaignIndex(PostbackRollup.campaignDays)].compactMap { $0 }
+            + [dayCampaignOrder]),
     ]
+
+    /// The campaign-day rollup in the order a report by day and campaign groups and sorts it (the expressions and
+    /// collations of ``PostgresAggregateSQL``, absent values first), so that PostgreSQL groups it as it reads it instead
+    /// of sorting 155,000 rows for every overview stacked by campaign (a sort past the default `work_mem` goes to
+    /// disk: 242 ms against 136 ms with the index, over the dashboard benchmark's rollup).
+    static let dayCampaignOrder = """
+        CREATE INDEX \(PostbackRollup.campaignDays.name)_order ON \(PostbackRollup.campaignDays.name)
+            ((\(PostgresAggregateSQL.rollupDay))\(PostgresAggregateSQL.orderSuffix),
+             (\(PostgresAggregateSQL.expression(.campaign, day: .arrival)))\(PostgresAggregateSQL.orderSuffix))
+        """
 
     /// A rollup's table, and the statement that counts the rows stored before it into the shared collector's rows.
     static func made(_ rollup: PostbackRollup) -> [String] {
