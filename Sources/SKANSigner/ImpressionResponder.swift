@@ -21,6 +21,8 @@ struct ImpressionReply: Sendable {
 /// ECDSA signature (tens of microseconds), so a single one is signed and answered where it was read, without the
 /// router's hops to Swift's task pool and back. Replies and metrics are the router's own (``Signer/sign``).
 struct ImpressionResponder: EventLoopResponder {
+    /// The route it answers.
+    static let path = "/v1/impressions"
     /// The largest body read, as on the router.
     static let limit = 1 << 20
     /// Bodies larger than this (a batch of more than some 40 impressions) are signed on Swift's task pool, as the
@@ -36,10 +38,8 @@ struct ImpressionResponder: EventLoopResponder {
     var bodyLimit: Int { Self.limit }
 
     func route(for head: HTTPRequest) -> String? {
-        guard head.method == .post, let path = head.path else { return nil }
-        var route = path.prefix { $0 != "?" && $0 != "#" }
-        while route.count > 1 && route.hasSuffix("/") { route = route.dropLast() }
-        return route == "/v1/impressions" ? "/v1/impressions" : nil
+        guard head.method == .post, let path = head.path, RoutePath.normalized(path) == Self.path else { return nil }
+        return Self.path
     }
 
     func answer(beforeBody head: HTTPRequest) -> (answer: ImpressionReply, closes: Bool)? {

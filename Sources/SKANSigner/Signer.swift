@@ -68,7 +68,7 @@ public struct Signer: Sendable {
     /// private service.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         let (keys, now, makeNonce, registry, signed, refused) = (keys, now, makeNonce, registry, signed, refused)
-        router.post("/v1/impressions") { request, context -> Response in
+        router.post(RouterPath(ImpressionResponder.path)) { request, context -> Response in
             let body: ByteBuffer
             do {
                 body = try await request.body.collect(upTo: ImpressionResponder.limit)

@@ -90,7 +90,7 @@ struct PostbackFastPathTests {
         ("/.well-known/skadnetwork/report-attribution", "/.well-known/skadnetwork/report-attribution"),
     ])
     func normalizedPaths(path: String, expected: String) {
-        #expect(PostbackResponder.normalized(path) == expected)
+        #expect(RoutePath.normalized(path) == expected)
     }
 
     @Test("formats the Date header as RFC 9110 does")

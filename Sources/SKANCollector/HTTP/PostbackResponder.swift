@@ -17,20 +17,13 @@ struct PostbackResponder: EventLoopResponder {
     init(pipeline: PostbackPipeline, metrics: CollectorMetrics, paths: [String], limit: Int) {
         self.pipeline = pipeline
         self.metrics = metrics
-        self.paths = Dictionary(paths.map { (Self.normalized($0), $0) }, uniquingKeysWith: { first, _ in first })
+        self.paths = Dictionary(paths.map { (RoutePath.normalized($0), $0) }, uniquingKeysWith: { first, _ in first })
         bodyLimit = limit
-    }
-
-    /// A path without its query and trailing slashes, as the router matches it.
-    static func normalized(_ path: some StringProtocol) -> String {
-        var path = path.prefix { $0 != "?" && $0 != "#" }
-        while path.count > 1 && path.hasSuffix("/") { path = path.dropLast() }
-        return String(path)
     }
 
     func route(for head: HTTPRequest) -> String? {
         guard head.method == .post, let path = head.path else { return nil }
-        return paths[Self.normalized(path)]
+        return paths[RoutePath.normalized(path)]
     }
 
     func answer(beforeBody head: HTTPRequest) -> (answer: PostbackPipeline.Result, closes: Bool)? {
