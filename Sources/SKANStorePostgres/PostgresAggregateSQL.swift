@@ -9,41 +9,18 @@ enum PostgresAggregateSQL: AggregateSQLDialect {
     /// PostgreSQL sorts NULL last unless told; SQLite, first.
     static let orderSuffix = " NULLS FIRST"
 
-    /// Counts as `bigint`, in ``AggregateRow``'s order.
-    static let counts = [
-        "count(*)",
-        "count(*) FILTER (WHERE \(firstWinning) AND \(notReengagement))",
-        "count(*) FILTER (WHERE \(firstWinning) AND redownload)",
-        "count(*) FILTER (WHERE \(firstWinning) AND NOT \(notReengagement))",
-        "count(*) FILTER (WHERE NOT did_win)",
-        "count(*) FILTER (WHERE conversion_value IS NULL AND coarse_conversion_value IS NULL)",
-    ]
-
-    /// The counts over ``PostbackRollup``, each row weighing its count; `sum` of `bigint` is `numeric`, cast back.
-    static let rollupCounts = [
-        "COALESCE(sum(\(PostbackRollup.count)), 0)::bigint",
-        rollupSum("\(firstWinning) AND \(notReengagement)"),
-        rollupSum("\(firstWinning) AND redownload"),
-        rollupSum("\(firstWinning) AND NOT \(notReengagement)"),
-        rollupSum("NOT did_win"),
-        rollupSum("conversion_value IS NULL AND coarse_conversion_value IS NULL"),
-    ]
+    /// A `bigint`.
+    static func count(where condition: String?) -> String {
+        "count(*)" + (condition.map { " FILTER (WHERE \($0))" } ?? "")
+    }
 
     /// `sum` of `bigint` is `numeric`: cast back.
-    static func total(_ column: String) -> String { "COALESCE(sum(\(column)), 0)::bigint" }
+    static func total(_ column: String, where condition: String?) -> String {
+        "COALESCE(sum(\(column))\(condition.map { " FILTER (WHERE \($0))" } ?? ""), 0)::bigint"
+    }
 
     /// The rollup's day column, collated as the arrival day's expression is.
     static let rollupDay = "\(PostbackRollup.day) COLLATE \"C\""
-
-    static func rollupSum(_ condition: String) -> String {
-        "COALESCE(sum(\(PostbackRollup.count)) FILTER (WHERE \(condition)), 0)::bigint"
-    }
-
-    /// A winning first postback: did-win true or absent, window 0 or absent.
-    static let firstWinning = "COALESCE(did_win, true) AND COALESCE(postback_sequence_index, 0) = 0"
-
-    /// True for a download or a redownload: SKAdNetwork postbacks have no conversion type or one of those two.
-    static let notReengagement = "COALESCE(conversion_type, '') <> 're-engagement'"
 
     /// A dimension as an SQL expression of the type SQLite's gives (so that it sorts the same way).
     static func expression(_ dimension: AggregateQuery.Dimension, day: AggregateQuery.DayBasis) -> String {

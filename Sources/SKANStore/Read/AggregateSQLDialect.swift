@@ -5,13 +5,12 @@ public protocol AggregateSQLDialect {
     /// A dimension as an expression of the dialect, over the columns of ``PostbackTable`` (which
     /// a ``PostbackRollup`` keeps under the same names).
     static func expression(_ dimension: AggregateQuery.Dimension, day: AggregateQuery.DayBasis) -> String
-    /// The counts, in ``AggregateRow``'s order.
-    static var counts: [String] { get }
-    /// The same counts over a ``PostbackRollup``, where a row stands for ``PostbackRollup/count`` postbacks.
-    static var rollupCounts: [String] { get }
-    /// The sum of a column of counts, as an integer of the type ``counts`` are (a rollup that
-    /// ``PostbackRollup/keepsMeasures`` sums its ``PostbackRollup/count`` and ``PostbackRollup/measures(row:)``).
-    static func total(_ column: String) -> String
+    /// How many rows meet `condition` (all of them when `nil`), as an integer: a count of ``AggregateRow``.
+    static func count(where condition: String?) -> String
+    /// The sum of a column of counts over the rows that meet `condition` (all when `nil`), as an integer of the
+    /// type ``count(where:)`` gives, 0 over no rows: a count of ``AggregateRow`` over a ``PostbackRollup``.
+
+    static func total(_ column: String, where condition: String?) -> String
     /// A rollup's ``PostbackRollup/day`` as the day dimension: of the type the arrival day's expression has.
     static var rollupDay: String { get }
     /// The `number`th argument's placeholder (from 1).
@@ -21,6 +20,20 @@ public protocol AggregateSQLDialect {
 }
 
 extension AggregateSQLDialect {
+    /// The counts of ``AggregateRow``, in its order, over `postbacks`: every row, then each of
+    /// ``PostbackRollup/measures(row:)``, the one definition of what each count counts.
+    public static var counts: [String] {
+        [count(where: nil)] + PostbackRollup.measures().map { count(where: $0.condition) }
+    }
+
+    /// The same counts over a ``PostbackRollup`` whose rows stand for ``PostbackRollup/count`` postbacks each: summed
+    /// under the same conditions, or, where the rollup ``PostbackRollup/keepsMeasures``, its kept counts summed.
+    public static func counts(over rollup: PostbackRollup) -> [String] {
+        if rollup.keepsMeasures { return rollup.counts.map { total($0, where: nil) } }
+        return [total(PostbackRollup.count, where: nil)]
+            + PostbackRollup.measures().map { total(PostbackRollup.count, where: $0.condition) }
+    }
+
     /// The statement and its arguments. The one place that chooses the table: the smallest per-day rollup that
     /// holds everything the query reads (``PostbackRollup/choose(for:)``, when the query allows it), else every
     /// postback. Both give the same rows in the same order: a rollup keeps the columns under their names and types,
@@ -56,11 +69,7 @@ extension AggregateSQLDialect {
             }
         }
         let table = rollup?.name ?? PostbackTable.name
-        let sums = switch rollup {
-        case .none: counts
-        case .some(let rollup) where rollup.keepsMeasures: ([PostbackRollup.count] + PostbackRollup.measures().map(\.name)).map(total)
-        case .some: rollupCounts
-        }
+        let sums = rollup.map(counts(over:)) ?? counts
         let sql = """
             SELECT \((select + sums).joined(separator: ", "))
             FROM \(table)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))

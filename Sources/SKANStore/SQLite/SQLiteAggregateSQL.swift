@@ -5,38 +5,17 @@ enum SQLiteAggregateSQL: AggregateSQLDialect {
     /// SQLite sorts NULL first already.
     static let orderSuffix = ""
 
-    /// Counts as integers (`SUM` of 0/1; `COALESCE` because `SUM` over no rows is NULL), in ``AggregateRow``'s
-    /// order.
-    static let counts = [
-        "COUNT(*)",
-        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND \(notReengagement)), 0)",
-        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND redownload = 1), 0)",
-        "COALESCE(SUM(COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND NOT \(notReengagement)), 0)",
-        "COALESCE(SUM(did_win = 0), 0)",
-        "COALESCE(SUM(conversion_value IS NULL AND coarse_conversion_value IS NULL), 0)",
-    ]
+    /// `SUM` of the condition's 0 or 1 (a NULL adds nothing); `COALESCE` because `SUM` over no rows is NULL.
+    static func count(where condition: String?) -> String {
+        condition.map { "COALESCE(SUM(\($0)), 0)" } ?? "COUNT(*)"
+    }
 
-    /// The counts over ``PostbackRollup``: the same conditions, each row weighing its count.
-    static let rollupCounts = [
-        "COALESCE(SUM(\(PostbackRollup.count)), 0)",
-        rollupSum("COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND \(notReengagement)"),
-        rollupSum("COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND redownload = 1"),
-        rollupSum("COALESCE(did_win, 1) = 1 AND COALESCE(postback_sequence_index, 0) = 0 AND NOT \(notReengagement)"),
-        rollupSum("did_win = 0"),
-        rollupSum("conversion_value IS NULL AND coarse_conversion_value IS NULL"),
-    ]
-
-    static func total(_ column: String) -> String { "COALESCE(SUM(\(column)), 0)" }
+    static func total(_ column: String, where condition: String?) -> String {
+        "COALESCE(SUM(\(condition.map { "CASE WHEN \($0) THEN \(column) ELSE 0 END" } ?? column)), 0)"
+    }
 
     /// The rollup's day column holds what the arrival day's expression gives.
     static let rollupDay = PostbackRollup.day
-
-    static func rollupSum(_ condition: String) -> String {
-        "COALESCE(SUM(CASE WHEN \(condition) THEN \(PostbackRollup.count) ELSE 0 END), 0)"
-    }
-
-    /// True for a download or a redownload: SKAdNetwork postbacks have no conversion type or one of those two.
-    static let notReengagement = "COALESCE(conversion_type, '') <> 're-engagement'"
 
     /// A dimension as an SQL expression; booleans come out as `true`/`false` text.
     static func expression(_ dimension: AggregateQuery.Dimension, day: AggregateQuery.DayBasis) -> String {

@@ -27,12 +27,15 @@ public struct PostbackRollup: Sendable {
     /// How many stored postbacks have the row's day and values.
     public static let count = "postback_count"
 
-    /// The counts a rollup that ``keepsMeasures`` adds beside ``count``, in ``AggregateRow``'s order after the
-    /// postbacks, each with the condition on a `postbacks` row (columns written `row` + name) that it counts. The
-    /// conditions are written so that SQLite (booleans as 0 and 1) and PostgreSQL (booleans) read them alike, and
-    /// mean what each engine's ``AggregateSQLDialect/counts`` mean.
+    /// What each count of ``AggregateRow`` after the postbacks counts, in its order: the condition on a `postbacks`
+    /// row (columns written `row` + name), and the name a rollup that ``keepsMeasures`` keeps the count under. The one
+    /// definition of an install, a redownload and the rest: every engine's reports (``AggregateSQLDialect/counts``),
+    /// rollups, triggers and backfills read these, written so that SQLite (booleans as 0 and 1) and PostgreSQL
+    /// (booleans) read them alike.
     public static func measures(row: String = "") -> [(name: String, condition: String)] {
+        // A winning first postback: did-win true or absent (before 3.0), window 0 or absent.
         let firstWinning = "(\(row)did_win IS NULL OR \(row)did_win) AND COALESCE(\(row)postback_sequence_index, 0) = 0"
+        // A download or a redownload: SKAdNetwork postbacks have no conversion type or one of those two.
         let notReengagement = "COALESCE(\(row)conversion_type, '') <> 're-engagement'"
         return [
             ("install_count", "\(firstWinning) AND \(notReengagement)"),
