@@ -9,7 +9,6 @@ public protocol AggregateSQLDialect {
     static func count(where condition: String?) -> String
     /// The sum of a column of counts over the rows that meet `condition` (all when `nil`), as an integer of the
     /// type ``count(where:)`` gives, 0 over no rows: a count of ``AggregateRow`` over a ``PostbackRollup``.
-
     static func total(_ column: String, where condition: String?) -> String
     /// A rollup's ``PostbackRollup/day`` as the day dimension: of the type the arrival day's expression has.
     static var rollupDay: String { get }
