@@ -47,7 +47,7 @@ public struct Signer: Sendable {
     public init(keys: SignerKeys, host: String = "127.0.0.1", port: Int = 8081, logger: Logger,
                 webAdStore: (any WebAdStore)? = nil, webAdLifetime: TimeInterval = 86_400,
                 publicHost: String = "0.0.0.0", publicPort: Int? = nil,
-                now: @escaping @Sendable () -> Date = Date.init, makeNonce: @escaping @Sendable () -> UUID = UUID.init) {
+                now: @escaping @Sendable () -> Date = Date.init, makeNonce: @escaping @Sendable () -> UUID = UUID.random) {
         self.keys = keys
         self.host = host
         self.port = port

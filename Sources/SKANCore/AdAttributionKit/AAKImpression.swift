@@ -42,7 +42,7 @@ public struct AAKImpression: Sendable, Hashable {
     /// service): `source-app-id` defaults to 0 (development), `nonce` to a new UUID, `timestamp` to `now()`. Errors
     /// name the field (after `origin`), the value and what was expected.
     public init(values: [String: String], origin: String = "", now: () -> Date = Date.init,
-                makeNonce: () -> UUID = UUID.init) throws(SKANError) {
+                makeNonce: () -> UUID = UUID.random) throws(SKANError) {
         let named = NamedValues(values: values, origin: origin)
         let network = try named.required("ad-network-id")
         var eligible: Bool?

@@ -37,5 +37,5 @@ public struct RegisteredWebAd: Sendable, Hashable {
     }
 
     /// The key a nonce is stored under: the dashed lowercase UUID, as SKAdNetwork signs it.
-    public static func key(_ nonce: UUID) -> String { nonce.uuidString.lowercased() }
+    public static func key(_ nonce: UUID) -> String { nonce.lowercaseText }
 }

@@ -24,7 +24,7 @@ public struct Impression: Sendable, Hashable {
     /// Makes an impression; ``validate()`` says whether its fields fit its version and kind.
     public init(
         version: ImpressionVersion, kind: AdKind = .storeKitRendered, adNetworkID: String,
-        campaignID: Int? = nil, sourceIdentifier: Int? = nil, itunesItemID: Int, nonce: UUID = UUID(),
+        campaignID: Int? = nil, sourceIdentifier: Int? = nil, itunesItemID: Int, nonce: UUID = .random(),
         sourceAppID: Int? = nil, sourceDomain: String? = nil, timestamp: Int64
     ) {
         self.version = version
@@ -43,7 +43,7 @@ public struct Impression: Sendable, Hashable {
     public var fidelityType: Int { kind.fidelityType }
 
     /// The nonce as it is signed: lowercase.
-    public var nonceText: String { nonce.uuidString.lowercased() }
+    public var nonceText: String { nonce.lowercaseText }
 
     /// The signed field names in order, as Apple's pages spell them for this version and kind.
     public var signedFieldNames: [String] {

@@ -24,7 +24,7 @@ public struct ImpressionRequest: Sendable, Hashable {
     /// Whether the fields fit the version (ranges, which ids go with which version) is the signer's check,
     /// ``Impression/validate()``.
     public func impression(origin: String = "", now: () -> Date = Date.init,
-                           makeNonce: () -> UUID = UUID.init) throws(SKANError) -> Impression {
+                           makeNonce: () -> UUID = UUID.random) throws(SKANError) -> Impression {
         let named = NamedValues(values: values, origin: origin)
         let versionText = try named.required("version")
         guard let version = ImpressionVersion(rawValue: versionText) else {
