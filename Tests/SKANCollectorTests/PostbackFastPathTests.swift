@@ -88,6 +88,8 @@ struct PostbackFastPathTests {
     @Test("matches postback paths as the router does: query strings and a trailing slash do not matter", arguments: [
         ("/postbacks", "/postbacks"), ("/postbacks/?x=1", "/postbacks"), ("/", "/"),
         ("/.well-known/skadnetwork/report-attribution", "/.well-known/skadnetwork/report-attribution"),
+        ("/v1/impressions///#top", "/v1/impressions"), ("//", "/"), ("/?/x", "/"), ("", ""),
+        ("/caf\u{E9}/?q=/", "/caf\u{E9}"), ("/e\u{301}/", "/e\u{301}"),
     ])
     func normalizedPaths(path: String, expected: String) {
         #expect(RoutePath.normalized(path) == expected)
