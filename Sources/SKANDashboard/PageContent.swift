@@ -97,7 +97,8 @@ struct PageContent {
     static func installsPerDay(_ builder: PanelBuilder, view: DashboardView) async throws -> Panel {
         if view.stack == .network {
             let report = try await builder.report([.day, .adNetwork])
-            let (labels, series) = PanelBuilder.matrix(report, value: { Double($0.installs) })
+            let (labels, series) = PanelBuilder.matrix(report, value: { Double($0.installs) },
+                                                       allCategories: PanelBuilder.everyDay(report))
             return builder.panel("installs-by-day", "Installs per day by ad network",
                                  note: "Winning first postbacks of downloads and redownloads, by the day they arrived (UTC).",
                                  report: report,
@@ -105,7 +106,8 @@ struct PageContent {
         }
         let full = try await builder.report([.day, .campaign])
         let (report, order) = PanelBuilder.keepingTop(campaignsShown, of: full, weight: \.installs)
-        let (labels, series) = PanelBuilder.matrix(report, value: { Double($0.installs) })
+        let (labels, series) = PanelBuilder.matrix(report, value: { Double($0.installs) },
+                                                   allCategories: PanelBuilder.everyDay(report))
         let ranked = series.sorted { (order.firstIndex(of: $0.0) ?? .max) < (order.firstIndex(of: $1.0) ?? .max) }
         return builder.panel("installs-by-day", "Installs per day by campaign",
                              note: "Winning first postbacks of downloads and redownloads, by the day they arrived (UTC): the "

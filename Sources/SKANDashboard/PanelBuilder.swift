@@ -1,3 +1,4 @@
+import Foundation
 import SKANReports
 import SKANStore
 
@@ -35,16 +36,55 @@ struct PanelBuilder {
     static func matrix(_ report: Report, value: (ReportRow) -> Double, allCategories: [String]? = nil,
                        seriesName: (String?) -> String = { $0 ?? "(none)" }) -> (labels: [String], series: [(String, [Double])]) {
         var labels = allCategories ?? []
+        var seen = Set(labels)
         var seriesOrder: [String] = []
         var cells: [String: [String: Double]] = [:]
         for row in report.rows {
             let category = row.keys[0] ?? "(none)"
             let name = seriesName(row.keys.count > 1 ? row.keys[1] : nil)
-            if !labels.contains(category) { labels.append(category) }
+            if seen.insert(category).inserted { labels.append(category) }
             if cells[name] == nil { seriesOrder.append(name) }
             cells[name, default: [:]][category, default: 0] += value(row)
         }
         return (labels, seriesOrder.map { name in (name, labels.map { cells[name]?[$0] ?? 0 }) })
+    }
+
+    /// Every day from the report's first day (its first field) to its last, for a chart by day: days then stand
+    /// evenly apart, and a day when nothing arrived is a zero rather than missing from the axis.
+    static func everyDay(_ report: Report) -> [String] {
+        everyDay(report.rows.map { $0.keys[0] ?? "(none)" })
+    }
+
+    /// The most days a chart by day is filled to: ten years of bars; a longer span keeps the report's own days.
+    static let longestDaySpan = 3_660
+
+    /// Every `YYYY-MM-DD` day from the earliest of `labels` to the latest; `labels` once each, in order, when one of
+    /// them is not such a day or the span is over ``longestDaySpan``.
+    static func everyDay(_ labels: [String]) -> [String] {
+        var seen = Set<String>()
+        let distinct = labels.filter { seen.insert($0).inserted }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        func date(_ text: String) -> Date? {
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard text.utf8.count == 10, parts.count == 3, let year = Int(parts[0]), let month = Int(parts[1]),
+                  let day = Int(parts[2]),
+                  let date = calendar.date(from: DateComponents(year: year, month: month, day: day)),
+                  Self.dayText(date, calendar) == text else { return nil }
+            return date
+        }
+        guard let earliest = distinct.min(), let latest = distinct.max(), let start = date(earliest), let end = date(latest),
+              distinct.allSatisfy({ date($0) != nil }) else { return distinct }
+        let span = Int((end.timeIntervalSince(start) / 86_400).rounded())
+        guard span < longestDaySpan else { return distinct }
+        // UTC has no daylight saving: every day is 86,400 seconds.
+        return (0...span).map { dayText(start.addingTimeInterval(Double($0) * 86_400), calendar) }
+    }
+
+    private static func dayText(_ date: Date, _ calendar: Calendar) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(parts.year ?? 0).leftPadded(to: 4) + "-" + String(parts.month ?? 0).leftPadded(to: 2) + "-"
+            + String(parts.day ?? 0).leftPadded(to: 2)
     }
 
     /// The report with the values of its second field past the `keep` largest (by `weight` summed over the report,

@@ -127,4 +127,30 @@ struct DashboardTests {
         // Few enough to show each: the report as it was.
         #expect(PanelBuilder.keepingTop(10, of: full, weight: \.installs).report == full)
     }
+
+    @Test("installs per day: every day from the first to the last is a bar, a day without postbacks a zero")
+    func everyDay() throws {
+        // Across a month end (2026 is not a leap year) and a leap day, days missing from the report filled in.
+        #expect(PanelBuilder.everyDay(["2026-02-27", "2026-03-02"]) == ["2026-02-27", "2026-02-28", "2026-03-01", "2026-03-02"])
+        #expect(PanelBuilder.everyDay(["2028-02-28", "2028-03-01"]) == ["2028-02-28", "2028-02-29", "2028-03-01"])
+        #expect(PanelBuilder.everyDay(["2026-12-31", "2027-01-01"]) == ["2026-12-31", "2027-01-01"])
+        #expect(PanelBuilder.everyDay(["2026-03-05"]) == ["2026-03-05"])
+        #expect(PanelBuilder.everyDay([]) == [])
+        // Labels that are not days, or a span too long to draw one bar a day, are left as they came.
+        #expect(PanelBuilder.everyDay(["2026-03-01", "(none)"]) == ["2026-03-01", "(none)"])
+        #expect(PanelBuilder.everyDay(["2016-01-01", "2026-03-01"]) == ["2016-01-01", "2026-03-01"])
+
+        var rows: [ReportRow] = []
+        for (day, network, installs) in [("2026-03-01", "a", 2), ("2026-03-01", "b", 1), ("2026-03-04", "b", 5)] {
+            var row = ReportRow(keys: [day, network])
+            row.installs = installs
+            rows.append(row)
+        }
+        let report = Report(request: try ReportRequest(fields: [.day, .adNetwork]), rows: rows)
+        let (labels, series) = PanelBuilder.matrix(report, value: { Double($0.installs) },
+                                                   allCategories: PanelBuilder.everyDay(report))
+        #expect(labels == ["2026-03-01", "2026-03-02", "2026-03-03", "2026-03-04"])
+        #expect(series.map(\.0) == ["a", "b"])
+        #expect(series.map(\.1) == [[2, 0, 0, 0], [1, 0, 0, 5]])
+    }
 }
