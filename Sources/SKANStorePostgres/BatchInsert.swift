@@ -41,12 +41,10 @@ struct BatchRows: Sendable {
     static let rollupInserts: String = PostbackRollup.all.enumerated().map { index, rollup in
         let key = rollup.key()
         let groups = (1...key.count).map(String.init).joined(separator: ", ")
-        let measures = rollup.keepsMeasures ? PostbackRollup.measures() : []
-        let counted = ["count(*)"] + measures.map { "sum(\(PostbackRollup.one($0.condition)))" }
         return """
             rolled\(index) AS (
                 INSERT INTO \(rollup.name) (\(key.map(\.name).joined(separator: ", ")), collector, \(rollup.counts.joined(separator: ", ")))
-                SELECT \(key.map(\.value).joined(separator: ", ")), $1, \(counted.joined(separator: ", ")) FROM stored
+                SELECT \(key.map(\.value).joined(separator: ", ")), $1, \(rollup.countAggregates.joined(separator: ", ")) FROM stored
                 GROUP BY \(groups) ORDER BY \(groups)
                 ON CONFLICT ON CONSTRAINT \(PostgresSchema.rollupKey(rollup))
                 DO UPDATE SET \(PostgresSchema.added(rollup)))

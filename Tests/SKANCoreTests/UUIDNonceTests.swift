@@ -20,6 +20,13 @@ struct UUIDNonceTests {
         #expect(UUID(uuidString: "68753A44-4D6F-1226-9C60-0050E4C00067")!.lowercaseText == "68753a44-4d6f-1226-9c60-0050e4c00067")
     }
 
+    @Test("version4(high:low:) puts the halves most significant byte first and sets the version and variant bits")
+    func halves() {
+        #expect(UUID.version4(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210).lowercaseText
+                == "01234567-89ab-4def-bedc-ba9876543210")
+        #expect(UUID.version4(high: 0, low: 0).lowercaseText == "00000000-0000-4000-8000-000000000000")
+    }
+
     @Test("random() gives distinct version-4, RFC variant UUIDs that Foundation reads back")
     func random() {
         var seen = Set<UUID>()

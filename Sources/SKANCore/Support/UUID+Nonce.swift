@@ -11,9 +11,25 @@ extension UUID {
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let made = withUnsafeMutableBytes(of: &bytes) { RAND_bytes($0.baseAddress!.assumingMemoryBound(to: UInt8.self), 16) }
         guard made == 1 else { return UUID() }
-        bytes.6 = bytes.6 & 0x0F | 0x40  // version 4
-        bytes.8 = bytes.8 & 0x3F | 0x80  // RFC 9562's variant
+        return version4(bytes)
+    }
+
+    /// A version-4 UUID of 16 random bytes: their version nibble and variant bits set as RFC 9562 asks, 122 kept.
+    public static func version4(_ bytes: uuid_t) -> UUID {
+        var bytes = bytes
+        bytes.6 = bytes.6 & 0x0F | 0x40
+        bytes.8 = bytes.8 & 0x3F | 0x80
         return UUID(uuid: bytes)
+    }
+
+    /// A version-4 UUID of two random 64-bit halves, most significant byte first: what a seeded generator draws.
+    public static func version4(high: UInt64, low: UInt64) -> UUID {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { buffer in
+            buffer.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+            buffer.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return version4(bytes)
     }
 
     /// The UUID as lowercase text with dashes, the form Apple signs nonces in: the same text as

@@ -387,23 +387,11 @@ public struct DeviceSimulator: Sendable {
     }
 
     func transactionID(_ random: inout SeededRandom) -> String {
-        // Two draws, as for any UUID, put through the run's key; then the version-4 bits, as lowercase hex (the
-        // same text as `uuidString.lowercased()`).
+        // Two draws, as for any UUID, put through the run's key; then the version-4 bits, as lowercase text.
         let first = random.next()
         let second = random.next()
         let (high, low) = idKey.permute(first, second)
-        let hex = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for index in 0..<16 {
-            var byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (56 - 8 * UInt64(index % 8)))
-            if index == 6 { byte = byte & 0x0F | 0x40 }
-            if index == 8 { byte = byte & 0x3F | 0x80 }
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        return UUID.version4(high: high, low: low).lowercaseText
     }
 
     /// Versions 1.0–3.0: one winning postback when the timer runs out, plus non-winning ones from 3.0.

@@ -52,6 +52,12 @@ public struct PostbackRollup: Sendable {
     /// A measure's value for one `postbacks` row: 1 when it counts, else 0.
     public static func one(_ condition: String) -> String { "CASE WHEN \(condition) THEN 1 ELSE 0 END" }
 
+    /// The aggregates over `postbacks` rows that fill ``counts``, in its order: what a backfill and an engine's
+    /// batch upsert group a rollup's rows by.
+    public var countAggregates: [String] {
+        ["count(*)"] + (keepsMeasures ? Self.measures().map { "sum(\(Self.one($0.condition)))" } : [])
+    }
+
     /// What every count of ``AggregateRow`` reads, and the dimensions the dashboard groups by, but not the campaign:
     /// tens of thousands of rows a month where campaigns and source identifiers multiply it by thousands. The
     /// dashboard's pages without a campaign filter read it.
@@ -124,11 +130,9 @@ public struct PostbackRollup: Sendable {
     /// `extra` adds columns an engine keeps beside the key (name and constant value, e.g. PostgreSQL's collector).
     public func backfill(extra: [(name: String, value: String)] = []) -> String {
         let key = key()
-        let measures = keepsMeasures ? Self.measures() : []
         return """
-            INSERT INTO \(name) (\((key.map(\.name) + extra.map(\.name) + [Self.count] + measures.map(\.name)).joined(separator: ", ")))
-                SELECT \((key.map(\.value) + extra.map(\.value) + ["count(*)"] + measures.map { "sum(\(Self.one($0.condition)))" })
-                    .joined(separator: ", ")) FROM \(PostbackTable.name)
+            INSERT INTO \(name) (\((key.map(\.name) + extra.map(\.name) + counts).joined(separator: ", ")))
+                SELECT \((key.map(\.value) + extra.map(\.value) + countAggregates).joined(separator: ", ")) FROM \(PostbackTable.name)
                 GROUP BY \((1...key.count).map(String.init).joined(separator: ", "))
             """
     }
