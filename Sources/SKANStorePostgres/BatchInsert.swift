@@ -2,33 +2,56 @@ import PostgresNIO
 import SKANStore
 
 /// A batch of accepted postbacks as PostgreSQL parameters: one ``PostgresColumnArray`` per column of
-/// ``PostbackTable/columns``, and the counter each postback adds to, row by row in the same order.
+/// ``PostbackTable/columns``, and the counter names the batch's rows count under.
 struct BatchRows: Sendable {
     let columns: [PostgresColumnArray]
-    let counterNames: PostgresColumnArray
+    /// Each distinct pair of ``PostbackTable/version`` and ``PostbackTable/framework`` in the batch with the counter
+    /// its postbacks count under (``AcceptedPostback/statsVersion`` is a function of those two columns): three
+    /// arrays, row by row. A stored row finds its counter by these two columns, which it returns, so the counting
+    /// joins the stored rows with the batch's few versions rather than with the batch itself, where PostgreSQL,
+    /// not knowing an array parameter's length, compared every stored row with every batch row.
+    let counters: [PostgresColumnArray]
 
     init(_ postbacks: [AcceptedPostback]) {
         var columns = PostbackTable.columns.map { PostgresColumnArray(kind: $0.kind, capacity: postbacks.count) }
-        var counterNames = PostgresColumnArray(kind: .text, capacity: postbacks.count)
+        var counterNames: [[ColumnValue]: String] = [:]
         for postback in postbacks {
             for (index, column) in PostbackTable.columns.enumerated() { columns[index].append(column.value(postback)) }
-            counterNames.append(StatCounter.postbacksPrefix + postback.statsVersion)
+            let pair = Self.counterColumns.map { $0.value(postback) }
+            if counterNames[pair] == nil { counterNames[pair] = StatCounter.postbacksPrefix + postback.statsVersion }
+        }
+        var counters = Self.counterColumns.map { PostgresColumnArray(kind: $0.kind, capacity: counterNames.count) }
+        counters.append(PostgresColumnArray(kind: .text, capacity: counterNames.count))
+        for (pair, name) in counterNames {
+            for (index, value) in pair.enumerated() { counters[index].append(value) }
+            counters[Self.counterColumns.count].append(.text(name))
         }
         self.columns = columns
-        self.counterNames = counterNames
+        self.counters = counters
     }
 
+    /// The columns a stored postback's counter name follows from.
+    static let counterColumns = [PostbackTable.version, PostbackTable.framework]
+
     /// `unnest` of the column arrays bound from parameter `first` on, as rows of ``PostbackTable/columns``.
-    static func unnest(from first: Int, counterNames: Bool) -> String {
-        var arrays = PostbackTable.columns.enumerated().map { "$\(first + $0.offset)::\(PostgresSchema.type(of: $0.element.kind))[]" }
-        if counterNames { arrays.append("$\(first + PostbackTable.columns.count)::text[]") }
+    static func unnest(from first: Int) -> String {
+        let arrays = PostbackTable.columns.enumerated().map { "$\(first + $0.offset)::\(PostgresSchema.type(of: $0.element.kind))[]" }
         return "unnest(" + arrays.joined(separator: ", ") + ")"
     }
 
-    /// What an insert returns of each row it stored: the unique key, and what ``rollupInserts`` count.
+    /// `unnest` of ``counters`` bound from parameter `first` on, as a table `counter` of the ``counterColumns`` and
+    /// `name`.
+    static func counterTable(from first: Int) -> String {
+        let types = counterColumns.map { PostgresSchema.type(of: $0.kind) } + ["text"]
+        let arrays = types.enumerated().map { "$\(first + $0.offset)::\($0.element)[]" }
+        return "unnest(" + arrays.joined(separator: ", ") + ") AS counter (" + (counterColumns.map(\.name) + ["name"]).joined(separator: ", ") + ")"
+    }
+
+    /// What an insert returns of each row it stored: the unique key, the ``counterColumns``, and what ``rollupInserts``
+    /// count.
     static let returned: [String] = {
         var names = PostbackTable.uniqueKey.map(\.name)
-        let kept = PostbackRollup.all.flatMap(\.columns).map(\.name)
+        let kept = counterColumns.map(\.name) + PostbackRollup.all.flatMap(\.columns).map(\.name)
         for name in [PostbackTable.receivedAt.name, PostbackTable.sourceIdentifier.name] + kept where !names.contains(name) {
             names.append(name)
         }
@@ -61,34 +84,35 @@ struct BatchRows: Sendable {
 }
 
 /// The usual batch's one statement: the insert of `postbacks`, this collector's counters and its rollup rows for the
-/// postbacks it stored. The rows carry each postback's counter name, the insert returns what it stored, a second
-/// insert in the same statement adds their count per name (and the batch's duplicates: `repeats`, its repeats of its
-/// own keys left out of the rows, with the rows the database already had), and the last add them to every
+/// postbacks it stored. The insert returns what it stored; a second insert in the same statement adds their count per
+/// counter name (found by ``BatchRows/counterColumns``) and the batch's duplicates (`entries`, every accepted entry of
+/// the batch with its repeats of its own keys, less the rows stored), and the last add them to every
 /// ``PostbackRollup``. Returns the unique key of each row stored.
 ///
-/// Prepared once per connection (its text never changes with the batch), and run in PostgreSQL's implicit transaction.
+/// Prepared once per connection (its text never changes with the batch).
 struct CountingBatchInsert: PostgresPreparedStatement {
     typealias Row = [ColumnValue]
 
     let collector: String
-    let repeats: Int
+    let entries: Int
     let rows: BatchRows
 
     static let sql: String = {
         let names = PostbackTable.columns.map(\.name).joined(separator: ", ")
         let key = PostbackTable.uniqueKey.map(\.name)
-        let join = key.map { "stored.\($0) IS NOT DISTINCT FROM batch.\($0)" }.joined(separator: " AND ")
+        let match = BatchRows.counterColumns.map { "stored.\($0.name) IS NOT DISTINCT FROM counter.\($0.name)" }
         return """
-            WITH batch (\(names), skan_counter) AS (SELECT * FROM \(BatchRows.unnest(from: 3, counterNames: true))),
-            stored AS (
-                INSERT INTO \(PostbackTable.name) (\(names)) SELECT \(names) FROM batch
+            WITH stored AS (
+                INSERT INTO \(PostbackTable.name) (\(names)) SELECT * FROM \(BatchRows.unnest(from: 3))
                 ON CONFLICT DO NOTHING RETURNING \(BatchRows.returned.joined(separator: ", "))),
             counted AS (
                 INSERT INTO stat_counters (collector, name, value)
-                SELECT $1, batch.skan_counter, count(*) FROM stored JOIN batch ON \(join) GROUP BY batch.skan_counter
+                SELECT $1, counter.name, count(*)
+                FROM stored JOIN \(BatchRows.counterTable(from: 3 + PostbackTable.columns.count)) ON \(match.joined(separator: " AND "))
+                GROUP BY counter.name
                 UNION ALL
                 SELECT $1, '\(StatCounter.duplicates)', duplicates FROM (
-                    SELECT $2::bigint + (SELECT count(*) FROM batch) - (SELECT count(*) FROM stored) AS duplicates) AS d
+                    SELECT $2::bigint - (SELECT count(*) FROM stored) AS duplicates) AS d
                 WHERE duplicates > 0
                 ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value),
             \(BatchRows.rollupInserts)
@@ -97,11 +121,11 @@ struct CountingBatchInsert: PostgresPreparedStatement {
     }()
 
     func makeBindings() -> PostgresBindings {
-        var binds = PostgresBindings(capacity: rows.columns.count + 3)
+        var binds = PostgresBindings(capacity: rows.columns.count + rows.counters.count + 2)
         binds.append(collector)
-        binds.append(Int64(repeats))
+        binds.append(Int64(entries))
         for column in rows.columns { binds.append(column) }
-        binds.append(rows.counterNames)
+        for column in rows.counters { binds.append(column) }
         return binds
     }
 
@@ -120,7 +144,7 @@ struct BatchInsert: PostgresPreparedStatement {
     static let sql: String = """
         WITH stored AS (
             INSERT INTO \(PostbackTable.name) (\(PostbackTable.columns.map(\.name).joined(separator: ", ")))
-            SELECT * FROM \(BatchRows.unnest(from: 2, counterNames: false))
+            SELECT * FROM \(BatchRows.unnest(from: 2))
             ON CONFLICT DO NOTHING RETURNING \(BatchRows.returned.joined(separator: ", "))),
         \(BatchRows.rollupInserts)
         SELECT \(PostbackTable.uniqueKey.map(\.name).joined(separator: ", ")) FROM stored

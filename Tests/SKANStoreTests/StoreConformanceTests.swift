@@ -150,6 +150,41 @@ struct StoreConformanceTests {
         try await store.close()
     }
 
+    /// `pair` under another framework version: a store counts by the version without reading the signature.
+    static func accepted(_ pair: (VerifiedAttribution, [UInt8]), version: String) -> StoreEntry {
+        var fields = pair.0.fields
+        fields.frameworkVersion = version
+        let other = VerifiedAttribution(framework: pair.0.framework, fields: fields, keyName: pair.0.keyName,
+                                        scheme: pair.0.scheme, note: nil, detail: pair.0.detail)
+        return .accepted(AcceptedPostback(attribution: other, rawBody: pair.1, receivedAt: T.receivedAt, endpoint: "/postbacks"))
+    }
+
+    @Test("a batch of several versions and frameworks counts each stored postback under its own version",
+          arguments: Engine.allCases)
+    func statsByVersionInOneBatch(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let aakBody = TestPostbacks.aakBody()
+        guard case .valid(let aak) = TestPostbacks.verifier.verify(aakBody) else {
+            Issue.record("the AdAttributionKit test postback did not verify")
+            return
+        }
+        let stored = TestPostbacks.verified()
+        #expect(try await store.write([T.accepted(stored)]) == [.stored])
+        let v22 = TestPostbacks.verified(), v30 = TestPostbacks.verified(), again30 = TestPostbacks.verified()
+        let aakEntry = StoreEntry.accepted(AcceptedPostback(attribution: aak, rawBody: aakBody, receivedAt: T.receivedAt,
+                                                            endpoint: "/postbacks"))
+        let batch = [Self.accepted(v22, version: "2.2"), Self.accepted(v30, version: "3.0"), aakEntry,
+                     T.accepted(stored), Self.accepted(again30, version: "3.0"), T.accepted(TestPostbacks.verified()),
+                     Self.accepted(v22, version: "2.2"), aakEntry]
+        #expect(try await store.write(batch) == [.stored, .stored, .stored, .duplicate, .stored, .stored, .duplicate, .duplicate])
+        let stats = try await store.stats()
+        #expect(stats.postbacksByVersion == ["2.2": 1, "3.0": 2, "4.0": 2, "adattributionkit": 1])
+        #expect(stats.postbacks == 6)
+        #expect(stats.duplicates == 3)
+        try await store.close()
+    }
+
     @Test("keeps the newest refusals within the cap and counts what it dropped", arguments: Engine.allCases)
     func rejectionCap(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make(cap: RejectionCap(maximumRows: 2))
