@@ -87,6 +87,12 @@ final class PostgresPool: Sendable {
     /// hides everything (to keep queries out of logs); its server fields carry no values of ours.
     static func describe(_ error: any Error) -> String {
         if let timeout = error as? PostgresTimeout { return "no answer from PostgreSQL within \(timeout.seconds) s" }
+        if let transaction = error as? PostgresTransactionError {
+            // The first failure says why; a rollback's own failure follows it.
+            let failures = [("BEGIN", transaction.beginError), ("", transaction.closureError), ("COMMIT", transaction.commitError),
+                            ("ROLLBACK", transaction.rollbackError)].compactMap { step, error in error.map { (step, $0) } }
+            return failures.map { step, error in (step.isEmpty ? "" : "at \(step), ") + describe(error) }.joined(separator: "; ")
+        }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
             return "PostgreSQL: \(message) (\(error.serverInfo?[.sqlState] ?? "?"))"

@@ -7,8 +7,8 @@ import SKANStore
 extension PostgresPostbackStore {
     /// Writes the batch in one transaction: an insert whose `ON CONFLICT DO NOTHING ... RETURNING` tells which
     /// postbacks this transaction stored (the others were stored before, by this collector or another), the
-    /// refusals, then this collector's counters. Replies only after the commit. A batch of accepted postbacks only
-    /// (the usual one) is a single statement, ``CountingBatchInsert``.
+    /// refusals, then this collector's counters. Returns only once the commit is durable. A batch of accepted
+    /// postbacks only (the usual one) is a single statement, ``CountingBatchInsert``, between BEGIN and COMMIT.
     public func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
         if entries.isEmpty { return [] }
         // A key repeated inside the batch is a duplicate of its first occurrence: only that one goes to the
@@ -32,21 +32,21 @@ extension PostgresPostbackStore {
         let collector = collectorName
         let firsts = firstOfKey
         let rows = BatchRows(accepted)
-        if rejected.isEmpty {
-            // The common batch: one statement, so one round trip and PostgreSQL's own implicit transaction, with the
-            // counters added inside it (a data-modifying CTE) instead of BEGIN, insert, counters, COMMIT.
-            let statement = CountingBatchInsert(collector: collector, repeats: entries.count - accepted.count, rows: rows)
-            return try await pool.run(.writeFailed, "cannot store \(entries.count) postbacks") { client in
-                var stored: Set<[ColumnValue]> = []
-                for try await key in try await client.execute(statement, logger: logger) { stored.insert(key) }
-                return Self.outcomes(entries, firstOfKey: firsts, stored: stored).0
-            }
-        }
-        let insert = accepted.isEmpty ? nil : BatchInsert(collector: collector, rows: rows)
+        // The common batch (accepted postbacks only) is one statement that also adds the counters; the rest insert,
+        // record the refusals, then add the counters. Either way in a transaction of our own, ended by a COMMIT whose
+        // answer comes after the commit is durable: a statement in PostgreSQL's implicit transaction is answered
+        // before its commit (which follows at the Sync), so its rows could acknowledge postbacks that a failed
+        // commit then took back.
+        let counting = rejected.isEmpty ? CountingBatchInsert(collector: collector, entries: entries.count, rows: rows) : nil
+        let insert = accepted.isEmpty || counting != nil ? nil : BatchInsert(collector: collector, rows: rows)
         let refusals = rejected.map { Self.insert($0, cap: cap) }
         let outcomes = try await pool.run(.writeFailed, "cannot store \(entries.count) postbacks") { client in
             try await client.withTransaction(logger: logger) { connection in
                 var stored: Set<[ColumnValue]> = []
+                if let counting {
+                    for try await key in try await connection.execute(counting, logger: logger) { stored.insert(key) }
+                    return Self.outcomes(entries, firstOfKey: firsts, stored: stored).0
+                }
                 if let insert {
                     for try await key in try await connection.execute(insert, logger: logger) { stored.insert(key) }
                 }

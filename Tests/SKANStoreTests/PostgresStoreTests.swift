@@ -87,6 +87,36 @@ struct PostgresStoreTests {
         try await store.close()
     }
 
+    @Test("a batch whose commit fails is not reported stored: outcomes come after the commit, not before it",
+          arguments: [false, true])
+    func commitFailure(withRefusal: Bool) async throws {
+        let server = try #require(PostgresTestServer.shared)
+        let url = try server.makeDatabase()
+        let configuration = try PostgresStoreConfiguration(url: url)
+        let store = try await PostgresPostbackStore.open(configuration)
+        // A deferred constraint trigger runs at commit, after the statement has answered: PostgreSQL then rolls the
+        // transaction back, as it would on any failure at commit (a full disk for the WAL, a lost server).
+        _ = try server.psql(url, """
+            CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+            CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON postbacks DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION refuse_commit();
+            """)
+        var entries = [SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]
+        if withRefusal { entries.append(StatCounterTests.rejected("malformed")) }
+        let error = await #expect(throws: StoreError.self) { _ = try await store.write(entries) }
+        #expect(error?.code == .writeFailed)
+        // The reason names the step and PostgreSQL's own message, not a dump of the driver's error.
+        #expect(error?.reason.hasSuffix("at COMMIT, PostgreSQL: refused at commit (P0001)") == true)
+        let rows = try server.psql(url, "SELECT count(*) FROM postbacks").trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(rows == "0")
+        #expect(try await store.stats().postbacks == 0)
+        // The store goes on: a later batch that can commit is stored.
+        _ = try server.psql(url, "DROP TRIGGER refuse_commit ON postbacks")
+        #expect(try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]) == [.stored])
+        try await store.close()
+    }
+
     @Test("fails promptly with a StoreError, and reports unhealthy, when no server answers")
     func unreachable() async throws {
         // A port nothing listens on: the one of a server that was started and removed.
