@@ -25,4 +25,14 @@ public protocol PostbackStore: Sendable {
 
     /// Closes the store; later calls fail.
     func close() async throws(StoreError)
+
+    /// Where ``GroupCommitWriter`` runs its writes, when the engine prefers a place (an engine whose client answers
+    /// on an event loop of its own saves a thread hop per round trip there); `nil`, the default, runs them on the
+    /// shared concurrency pool, which an engine that blocks in its writes needs.
+    var writerExecutor: (any TaskExecutor)? { get }
+}
+
+extension PostbackStore {
+    /// No preference: the shared concurrency pool.
+    public var writerExecutor: (any TaskExecutor)? { nil }
 }

@@ -1,4 +1,5 @@
 import Logging
+import NIOPosix
 import PostgresNIO
 import SKANStore
 import Synchronization
@@ -8,10 +9,18 @@ import Synchronization
 /// The pool's run loop is owned here (started on creation, cancelled by ``close()``) rather than handed to a
 /// service group, so that a store works the same in `skan ingest`, `skan report`, tests and the collector; the
 /// collector still closes its store last through its `StoreService`.
+///
+/// The connections run on an event loop of the pool's own. On the process's shared loops (postgres-nio's default)
+/// they sat behind HTTP requests: a loop reads its ready sockets in turn, and a collector's loop had dozens of
+/// postbacks to verify (about 0.1 ms each) before it read PostgreSQL's answer to a commit, so the writer, and
+/// PostgreSQL with it, idled between commits.
 final class PostgresPool: Sendable {
     let client: PostgresClient
     let logger: Logger
     private let runner: Task<Void, Never>
+    private let loop: MultiThreadedEventLoopGroup
+    /// The pool's event loop as a task executor: calls started there resume where postgres-nio answers them.
+    let executor: EventLoopTaskExecutor
     private let closed = Mutex(false)
 
     init(_ configuration: PostgresStoreConfiguration, logger: Logger) {
@@ -25,9 +34,12 @@ final class PostgresPool: Sendable {
         // retry, and the store's own errors already say it is unavailable.
         var background = logger
         background.logLevel = max(logger.logLevel, .warning)
-        let made = PostgresClient(configuration: client, backgroundLogger: background)
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let made = PostgresClient(configuration: client, eventLoopGroup: loop, backgroundLogger: background)
         self.client = made
         self.logger = logger
+        self.loop = loop
+        executor = EventLoopTaskExecutor(loop.next())
         runner = Task { await made.run() }
     }
 
@@ -42,6 +54,7 @@ final class PostgresPool: Sendable {
         guard !wasClosed else { return }
         runner.cancel()
         await runner.value
+        try? await loop.shutdownGracefully()
     }
 
     /// Runs `body`, failing with `code` when the pool is closed, the body throws, or it takes longer than
@@ -52,6 +65,7 @@ final class PostgresPool: Sendable {
         async throws(StoreError) -> Result {
         guard !isClosed else { throw StoreError(.closed, "the PostgreSQL store is closed") }
         let client = client
+        let executor = executor
         // Not a task group: a group waits for its children, and a lease that is still connecting to a server that
         // is down does not end at once when cancelled, so the deadline would not hold. The first of the work and
         // the deadline answers; the other is cancelled and ends on its own.
@@ -64,12 +78,13 @@ final class PostgresPool: Sendable {
                 }
             }
             let running = Mutex<Task<Void, Never>?>(nil)
-            let timer = Task {
-                do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+            // A timer of the loop's own: a sleeping task cost two wake-ups of the concurrency pool per call.
+            let timer = executor.loop.scheduleTask(in: .seconds(Int64(seconds))) {
                 running.withLock { $0?.cancel() }
                 reply(.failure(PostgresTimeout(seconds: seconds)))
             }
-            let work = Task {
+            // On the pool's loop (an unstructured task does not inherit its caller's executor preference).
+            let work = Task(executorPreference: executor) {
                 defer { timer.cancel() }
                 do { reply(.success(try await body(client))) } catch { reply(.failure(error)) }
             }

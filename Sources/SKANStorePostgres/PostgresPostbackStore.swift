@@ -111,6 +111,9 @@ public final class PostgresPostbackStore: PostbackStore {
         }
     }
 
+    /// The pool's event loop, where postgres-nio answers: the writer runs there and saves a thread hop per round trip.
+    public var writerExecutor: (any TaskExecutor)? { pool.executor }
+
     /// Stops the cap's job, folds this collector's counter rows into the shared row (`collector` empty), and closes
     /// the pool's connections; later calls fail with ``StoreErrorDomain`` `closed`.
     ///

@@ -147,3 +147,65 @@ struct GroupCommitWriterTests {
         #expect(error.code == .closed)
     }
 }
+
+/// A task executor on one serial dispatch queue, which a job can tell it runs on.
+final class QueueTaskExecutor: TaskExecutor {
+    static let key = DispatchSpecificKey<Bool>()
+    let queue = DispatchQueue(label: "writer-executor-test")
+
+    init() { queue.setSpecific(key: Self.key, value: true) }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+
+    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+}
+
+/// A store that prefers `executor` for its writes (or has no preference) and records where each write ran.
+final class PlacedStore: PostbackStore {
+    let inner = MemoryPostbackStore()
+    let executor: QueueTaskExecutor?
+    let placements = Mutex<[Bool]>([])
+
+    init(executor: QueueTaskExecutor?) { self.executor = executor }
+
+    var writerExecutor: (any TaskExecutor)? { executor }
+    func migrate() async throws(StoreError) {}
+    func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
+        placements.withLock { $0.append(QueueTaskExecutor.isCurrent) }
+        let outcomes = try await inner.write(entries)
+        // After an await, too: a write that suspends resumes on the preferred executor.
+        placements.withLock { $0.append(QueueTaskExecutor.isCurrent) }
+        return outcomes
+    }
+    func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback] { [] }
+    func stats() async throws(StoreError) -> StoreStats { try await inner.stats() }
+    func health() async -> StoreError? { nil }
+    func close() async throws(StoreError) {}
+}
+
+@Suite("Group commit writer's executor")
+struct WriterExecutorTests {
+    /// Submits three postbacks one after the other through a running writer, and returns where the writes ran.
+    func placements(_ store: PlacedStore) async throws -> [Bool] {
+        let writer = GroupCommitWriter(store: store)
+        async let running: Void = writer.run()
+        for _ in 0..<3 { #expect(try await writer.submit(SQLitePostbackStoreTests.accepted(TestPostbacks.verified())) == .stored) }
+        writer.finish()
+        await running
+        return store.placements.withLock { $0 }
+    }
+
+    @Test("runs every write on the executor its store prefers, before and after the write suspends")
+    func preferred() async throws {
+        #expect(try await placements(PlacedStore(executor: QueueTaskExecutor())) == Array(repeating: true, count: 6))
+    }
+
+    @Test("runs writes on the shared pool when the store has no preference")
+    func noPreference() async throws {
+        #expect(try await placements(PlacedStore(executor: nil)) == Array(repeating: false, count: 6))
+    }
+}

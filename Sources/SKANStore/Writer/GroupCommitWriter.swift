@@ -93,6 +93,11 @@ public final class GroupCommitWriter: Sendable {
 
     /// Commits batches until ``finish()`` is called, then commits what is still queued and returns.
     public func run() async {
+        guard let executor = store.writerExecutor else { return await commitUntilFinished() }
+        await withTaskExecutorPreference(executor) { await commitUntilFinished() }
+    }
+
+    private func commitUntilFinished() async {
         for await _ in wakeups {
             await drain()
         }

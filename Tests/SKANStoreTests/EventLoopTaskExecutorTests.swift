@@ -1,0 +1,25 @@
+@testable import SKANStorePostgres
+import Testing
+
+@Suite("PostgreSQL store's writer executor")
+struct EventLoopTaskExecutorTests {
+    /// Async work that is not isolated to anything: it runs where the task's executor preference says.
+    nonisolated func onLoop(_ executor: EventLoopTaskExecutor) async -> Bool {
+        await Task.yield()
+        return executor.loop.inEventLoop
+    }
+
+    @Test("a store's writes prefer its pool's event loop, where postgres-nio answers; suspended work resumes there")
+    func runsOnTheLoop() async throws {
+        // No server needed: the pool connects on its first call.
+        let store = PostgresPostbackStore(PostgresStoreConfiguration(host: "127.0.0.1", port: 1, user: "postgres",
+                                                                    password: nil, database: "postgres"))
+        let executor = try #require(store.writerExecutor as? EventLoopTaskExecutor)
+        #expect(executor === store.pool.executor)
+        #expect(await onLoop(executor) == false)
+        let placed = await withTaskExecutorPreference(executor) { await onLoop(executor) }
+        #expect(placed)
+        // The pool alone: the store's close would first try to fold its counters on a server that is not there.
+        await store.pool.close()
+    }
+}
