@@ -23,10 +23,14 @@ public final class PostgresWebAdStore: WebAdStore {
     public func register(_ ad: RegisteredWebAd) async throws(StoreError) {
         let logger = pool.logger
         let (key, domain, response, expires) = (RegisteredWebAd.key(ad.nonce), ad.sourceDomain, ad.response, Self.millis(ad.expiresAt))
+        // In a transaction of its own: an INSERT in PostgreSQL's implicit transaction is answered before it commits
+        // (at the Sync that follows), and a signer must not serve an ad whose registration a failed commit took back.
         try await pool.run(.writeFailed, "cannot register web ad \(key)") { client in
-            try await client.query("""
-                INSERT INTO web_ads (nonce, source_domain, response, expires_at) VALUES (\(key), \(domain), \(response), \(expires))
-                """, logger: logger)
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("""
+                    INSERT INTO web_ads (nonce, source_domain, response, expires_at) VALUES (\(key), \(domain), \(response), \(expires))
+                    """, logger: logger)
+            }
         }
     }
 

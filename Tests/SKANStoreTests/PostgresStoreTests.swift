@@ -117,6 +117,26 @@ struct PostgresStoreTests {
         try await store.close()
     }
 
+    @Test("a web ad whose commit fails is not reported registered")
+    func webAdCommitFailure() async throws {
+        let server = try #require(PostgresTestServer.shared)
+        let url = try server.makeDatabase()
+        let store = PostgresWebAdStore(try PostgresStoreConfiguration(url: url))
+        try await store.migrate()
+        _ = try server.psql(url, """
+            CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+            CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON web_ads DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION refuse_commit();
+            """)
+        let ad = RegisteredWebAd(nonce: UUID(), sourceDomain: "example.com", response: "{}",
+                                 expiresAt: Date(timeIntervalSince1970: 2_000_000_000))
+        let error = await #expect(throws: StoreError.self) { try await store.register(ad) }
+        #expect(error?.reason.hasSuffix("at COMMIT, PostgreSQL: refused at commit (P0001)") == true)
+        #expect(try await store.ad(nonce: ad.nonce, at: Date(timeIntervalSince1970: 1_000_000_000)) == nil)
+        try await store.close()
+    }
+
     @Test("fails promptly with a StoreError, and reports unhealthy, when no server answers")
     func unreachable() async throws {
         // A port nothing listens on: the one of a server that was started and removed.
