@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 /// Runs Swift tasks on one SwiftNIO event loop: the task executor the PostgreSQL store's writer prefers.
 ///
@@ -7,8 +8,13 @@ import NIOCore
 /// cores already busy verifying postbacks). A writer that prefers the loop's executor resumes on the loop that read
 /// the answer and sends its next query from there. Only non-blocking work belongs on it, which the PostgreSQL
 /// store's writes are.
+///
+/// Once ``close()`` has been called (before the loop shuts down), jobs go to the shared pool instead: a loop that
+/// has shut down drops what it is given, and a writer or call still running after its store closed would then
+/// never resume.
 final class EventLoopTaskExecutor: TaskExecutor {
     let loop: any EventLoop
+    private let isOpen = Mutex(true)
 
     init(_ loop: any EventLoop) {
         self.loop = loop
@@ -17,6 +23,16 @@ final class EventLoopTaskExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        loop.execute { job.runSynchronously(on: executor) }
+        // Under the lock, so that no job reaches the loop once close() has returned.
+        let queued = isOpen.withLock { isOpen in
+            if isOpen { loop.execute { job.runSynchronously(on: executor) } }
+            return isOpen
+        }
+        if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+    }
+
+    /// Sends every later job to the shared pool; the loop may shut down once this returns.
+    func close() {
+        isOpen.withLock { $0 = false }
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import NIOPosix
 import PostgresNIO
@@ -54,7 +55,17 @@ final class PostgresPool: Sendable {
         guard !wasClosed else { return }
         runner.cancel()
         await runner.value
+        executor.close()
         try? await loop.shutdownGracefully()
+    }
+
+    /// A pool dropped without ``close()`` (a command that failed before it could close its store) still ends its
+    /// run loop and its event loop's thread.
+    deinit {
+        guard !isClosed else { return }
+        runner.cancel()
+        executor.close()
+        loop.shutdownGracefully(queue: .global()) { _ in }
     }
 
     /// Runs `body`, failing with `code` when the pool is closed, the body throws, or it takes longer than
@@ -78,8 +89,9 @@ final class PostgresPool: Sendable {
                 }
             }
             let running = Mutex<Task<Void, Never>?>(nil)
-            // A timer of the loop's own: a sleeping task cost two wake-ups of the concurrency pool per call.
-            let timer = executor.loop.scheduleTask(in: .seconds(Int64(seconds))) {
+            // On the shared pool, not the loop: the deadline must hold even for a call that outlives the loop.
+            let timer = Task {
+                do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
                 running.withLock { $0?.cancel() }
                 reply(.failure(PostgresTimeout(seconds: seconds)))
             }

@@ -7,7 +7,8 @@ import SKANStore
 extension PostgresPostbackStore {
     /// Writes the batch in one transaction: an insert whose `ON CONFLICT DO NOTHING ... RETURNING` tells which
     /// postbacks this transaction stored (the others were stored before, by this collector or another), the
-    /// refusals, then this collector's counters. Returns only once the commit is durable. A batch of accepted
+    /// refusals, then this collector's counters. Returns once COMMIT has answered (as durable as the server's
+    /// `synchronous_commit` makes it). A batch of accepted
     /// postbacks only (the usual one) is a single statement, ``CountingBatchInsert``, between BEGIN and COMMIT.
     public func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
         if entries.isEmpty { return [] }

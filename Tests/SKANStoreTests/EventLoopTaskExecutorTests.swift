@@ -19,7 +19,20 @@ struct EventLoopTaskExecutorTests {
         #expect(await onLoop(executor) == false)
         let placed = await withTaskExecutorPreference(executor) { await onLoop(executor) }
         #expect(placed)
+        // Each call of the pool starts there too (an unstructured task does not inherit the caller's preference).
+        #expect(try await store.pool.run(.readFailed, "where") { _ in executor.loop.inEventLoop })
         // The pool alone: the store's close would first try to fold its counters on a server that is not there.
         await store.pool.close()
+    }
+
+    @Test("work sent to a closed pool's executor still runs, on the shared pool: a loop that has shut down drops jobs",
+          .timeLimit(.minutes(1)))
+    func afterClose() async throws {
+        let store = PostgresPostbackStore(PostgresStoreConfiguration(host: "127.0.0.1", port: 1, user: "postgres",
+                                                                    password: nil, database: "postgres"))
+        let executor = store.pool.executor
+        await store.pool.close()
+        let placed = await withTaskExecutorPreference(executor) { await onLoop(executor) }
+        #expect(placed == false)
     }
 }

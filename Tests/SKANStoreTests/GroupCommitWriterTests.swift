@@ -176,6 +176,7 @@ final class PlacedStore: PostbackStore {
     func migrate() async throws(StoreError) {}
     func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
         placements.withLock { $0.append(QueueTaskExecutor.isCurrent) }
+        await Task.yield()
         let outcomes = try await inner.write(entries)
         // After an await, too: a write that suspends resumes on the preferred executor.
         placements.withLock { $0.append(QueueTaskExecutor.isCurrent) }

@@ -167,6 +167,7 @@ struct StoreConformanceTests {
         let aakBody = TestPostbacks.aakBody()
         guard case .valid(let aak) = TestPostbacks.verifier.verify(aakBody) else {
             Issue.record("the AdAttributionKit test postback did not verify")
+            try await store.close()
             return
         }
         let stored = TestPostbacks.verified()
