@@ -51,10 +51,12 @@ struct StoreConformanceTests {
         }
     }
 
-    /// An accepted entry whose framework is `framework`, the rest as `pair` has it: a store keys on the framework
-    /// without reading anything else of it.
-    static func accepted(_ pair: (VerifiedAttribution, [UInt8]), framework: Framework) -> StoreEntry {
-        let other = VerifiedAttribution(framework: framework, fields: pair.0.fields, keyName: pair.0.keyName,
+    /// `pair` as an accepted entry under another framework or framework version, the rest as `pair` has it: a store
+    /// keys on the framework and counts by the version without reading anything else of it.
+    static func accepted(_ pair: (VerifiedAttribution, [UInt8]), framework: Framework? = nil, version: String? = nil) -> StoreEntry {
+        var fields = pair.0.fields
+        if let version { fields.frameworkVersion = version }
+        let other = VerifiedAttribution(framework: framework ?? pair.0.framework, fields: fields, keyName: pair.0.keyName,
                                         scheme: pair.0.scheme, note: nil, detail: pair.0.detail)
         return .accepted(AcceptedPostback(attribution: other, rawBody: pair.1, receivedAt: T.receivedAt, endpoint: "/postbacks"))
     }
@@ -148,15 +150,6 @@ struct StoreConformanceTests {
         // The relabelled postback keeps its 4.0 fields, so it counts under 4.0 on every engine.
         #expect(stats.postbacksByVersion == ["4.0": 3])
         try await store.close()
-    }
-
-    /// `pair` under another framework version: a store counts by the version without reading the signature.
-    static func accepted(_ pair: (VerifiedAttribution, [UInt8]), version: String) -> StoreEntry {
-        var fields = pair.0.fields
-        fields.frameworkVersion = version
-        let other = VerifiedAttribution(framework: pair.0.framework, fields: fields, keyName: pair.0.keyName,
-                                        scheme: pair.0.scheme, note: nil, detail: pair.0.detail)
-        return .accepted(AcceptedPostback(attribution: other, rawBody: pair.1, receivedAt: T.receivedAt, endpoint: "/postbacks"))
     }
 
     @Test("a batch of several versions and frameworks counts each stored postback under its own version",
