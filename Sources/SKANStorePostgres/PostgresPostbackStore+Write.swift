@@ -14,24 +14,28 @@ extension PostgresPostbackStore {
         if entries.isEmpty { return [] }
         // A key repeated inside the batch is a duplicate of its first occurrence: only that one goes to the
         // database, which decides between it and every other collector.
-        var firstOfKey: [[ColumnValue]: Int] = [:]
+        // Each entry's key is read once: `firsts` holds it for the first occurrence of each key, nil for a repeat or
+        // a refusal.
+        var seen: Set<[ColumnValue]> = []
+        var firstKeys: [[ColumnValue]?] = []
+        firstKeys.reserveCapacity(entries.count)
         var accepted: [AcceptedPostback] = []
         var rejected: [RejectedPostback] = []
-        for (index, entry) in entries.enumerated() {
+        for entry in entries {
             switch entry {
             case .accepted(let postback):
                 let key = PostbackTable.uniqueKey.map { $0.value(postback) }
-                if firstOfKey[key] == nil {
-                    firstOfKey[key] = index
-                    accepted.append(postback)
-                }
+                let isFirst = seen.insert(key).inserted
+                firstKeys.append(isFirst ? key : nil)
+                if isFirst { accepted.append(postback) }
             case .rejected(let refusal):
+                firstKeys.append(nil)
                 rejected.append(refusal)
             }
         }
         let logger = pool.logger
         let collector = collectorName
-        let firsts = firstOfKey
+        let firsts = firstKeys
         let rows = BatchRows(accepted)
         // The common batch (accepted postbacks only) is one statement that also adds the counters; the rest insert,
         // record the refusals, then add the counters. Either way in a transaction of our own, ended by a COMMIT whose
@@ -46,14 +50,14 @@ extension PostgresPostbackStore {
                 var stored: Set<[ColumnValue]> = []
                 if let counting {
                     for try await key in try await connection.execute(counting, logger: logger) { stored.insert(key) }
-                    return Self.outcomes(entries, firstOfKey: firsts, stored: stored).0
+                    return Self.outcomes(firsts, entries, stored: stored)
                 }
                 if let insert {
                     for try await key in try await connection.execute(insert, logger: logger) { stored.insert(key) }
                 }
                 for refusal in refusals { try await connection.query(refusal, logger: logger) }
-                let (outcomes, changes) = Self.outcomes(entries, firstOfKey: firsts, stored: stored)
-                if let counters = Self.addToCounters(changes, collector: collector) {
+                let outcomes = Self.outcomes(firsts, entries, stored: stored)
+                if let counters = Self.addToCounters(Self.changes(entries, outcomes), collector: collector) {
                     try await connection.query(counters, logger: logger)
                 }
                 return outcomes
@@ -63,29 +67,27 @@ extension PostgresPostbackStore {
         return outcomes
     }
 
-    /// Each entry's outcome, and the counter changes they make.
-    static func outcomes(_ entries: [StoreEntry], firstOfKey: [[ColumnValue]: Int],
-                         stored: Set<[ColumnValue]>) -> ([StoreOutcome], [String: Int]) {
-        var outcomes: [StoreOutcome] = []
-        outcomes.reserveCapacity(entries.count)
+    /// Each entry's outcome: stored when it was the first of its key (`firstKeys`) and the insert stored that key.
+    static func outcomes(_ firstKeys: [[ColumnValue]?], _ entries: [StoreEntry], stored: Set<[ColumnValue]>) -> [StoreOutcome] {
+        zip(firstKeys, entries).map { key, entry in
+            if case .rejected = entry { return .rejectionRecorded }
+            guard let key, stored.contains(key) else { return .duplicate }
+            return .stored
+        }
+    }
+
+    /// The counter changes of a batch's outcomes, for a batch the writer counts itself (one with refusals; the usual
+    /// batch's statement counts its own).
+    static func changes(_ entries: [StoreEntry], _ outcomes: [StoreOutcome]) -> [String: Int] {
         var changes: [String: Int] = [:]
-        for (index, entry) in entries.enumerated() {
-            switch entry {
-            case .accepted(let postback):
-                let key = PostbackTable.uniqueKey.map { $0.value(postback) }
-                if firstOfKey[key] == index, stored.contains(key) {
-                    outcomes.append(.stored)
-                    changes[StatCounter.postbacksPrefix + postback.statsVersion, default: 0] += 1
-                } else {
-                    outcomes.append(.duplicate)
-                    changes[StatCounter.duplicates, default: 0] += 1
-                }
-            case .rejected(let refusal):
-                outcomes.append(.rejectionRecorded)
-                changes[StatCounter.rejectedPrefix + refusal.status, default: 0] += 1
+        for (entry, outcome) in zip(entries, outcomes) {
+            switch (entry, outcome) {
+            case (.accepted(let postback), .stored): changes[StatCounter.postbacksPrefix + postback.statsVersion, default: 0] += 1
+            case (.accepted, _): changes[StatCounter.duplicates, default: 0] += 1
+            case (.rejected(let refusal), _): changes[StatCounter.rejectedPrefix + refusal.status, default: 0] += 1
             }
         }
-        return (outcomes, changes)
+        return changes
     }
 
     /// The insert of one refusal, every value a client chose cut as the cap says.
