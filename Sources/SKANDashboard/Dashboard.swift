@@ -82,7 +82,8 @@ public struct Dashboard: Sendable {
         }
     }
 
-    /// Exactly `skan report --format csv` for `by` and the view (with `schema=1`, the dashboard's schema too).
+    /// Exactly `skan report --format csv` for `by` and the view (with `schema=1`, the dashboard's schema too; with
+    /// `raw=1`, `--csv-raw`: text cells as stored, for machines).
     func csv(query: [String: String]) async -> Response {
         let view: DashboardView
         let fields: [ReportField]
@@ -97,9 +98,10 @@ public struct Dashboard: Sendable {
         do {
             let request = try view.request(fields: fields, schema: query["schema"] == "1" ? schema : nil)
             let report = try await ReportBuilder.run(request, on: reader)
+            let text: CSVText = query["raw"] == "1" ? .raw : .spreadsheetSafe
             var bytes: [UInt8] = []
-            CSVEncoding.appendRecord(report.header, to: &bytes)
-            for row in report.rows { CSVEncoding.appendRecord(report.cells(row), to: &bytes) }
+            text.appendRecord(report.header, to: &bytes)
+            for row in report.rows { text.appendRecord(report.cells(row), textColumns: report.textColumns, to: &bytes) }
             return Response(status: .ok, headers: [.contentType: "text/csv; charset=utf-8", .cacheControl: "no-store"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         } catch {

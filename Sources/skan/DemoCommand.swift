@@ -90,7 +90,7 @@ struct DemoCommand: AsyncParsableCommand {
             let table = BufferedOutput(descriptor: STDOUT_FILENO)
             try TableWriter(format: .table, stream: table).write(header: report.header, rows: rows)
             let csv = try BufferedOutput(path: reportPath, protecting: location.protectedFiles)
-            try TableWriter(format: .csv, stream: csv).write(header: report.header, rows: rows)
+            try TableWriter(format: .csv, stream: csv).write(header: report.header, rows: rows, textColumns: report.textColumns)
             try csv.commit()
         } catch {
             await reader.close()

@@ -49,6 +49,9 @@ struct ReportCommand: AsyncParsableCommand {
     @Flag(help: "Print the SQL query the report runs (with its arguments) instead of running it.")
     var printSQL = false
 
+    @Flag(help: "CSV for machines: text cells exactly as stored. By default a text cell beginning with = + - @, a tab or a CR gets a leading ' so that spreadsheets do not run it as a formula.")
+    var csvRaw = false
+
     func run() async throws {
         do {
             guard let basis = DayBasis(rawValue: date) else {
@@ -79,8 +82,8 @@ struct ReportCommand: AsyncParsableCommand {
                 let stream = try BufferedOutput.to(out, protecting: location.protectedFiles)
                 defer { stream.close() }
                 let layout = Report(request: request)
-                let writer = TableWriter(format: outputFormat, stream: stream)
-                writer.begin(header: layout.header)
+                let writer = TableWriter(format: outputFormat, stream: stream, csvText: csvRaw ? .raw : .spreadsheetSafe)
+                writer.begin(header: layout.header, textColumns: layout.textColumns)
                 try await ReportBuilder.stream(request, on: database) { writer.append(layout.cells($0)) }
                 try writer.finish()
                 try stream.commit()
@@ -111,6 +114,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "Write to this file instead of standard output.")
     var out: String?
 
+    @Flag(help: "CSV for machines: text cells exactly as stored. By default a text cell beginning with = + - @, a tab or a CR gets a leading ' so that spreadsheets do not run it as a formula.")
+    var csvRaw = false
+
     func run() async throws {
         do {
             guard let exportFormat = Exporter.Format(rawValue: format) else {
@@ -120,7 +126,8 @@ struct ExportCommand: AsyncParsableCommand {
             try await location.withReader { database in
                 let stream = try BufferedOutput.to(out, protecting: location.protectedFiles)
                 defer { stream.close() }
-                try await Exporter.export(from: database, rejected: rejected, format: exportFormat, to: stream)
+                try await Exporter.export(from: database, rejected: rejected, format: exportFormat,
+                                          csvText: csvRaw ? .raw : .spreadsheetSafe, to: stream)
                 try stream.commit()
             }
         } catch let error as ReportError {

@@ -21,6 +21,9 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: "Output: text (one line each), json (one object per line) or csv (RFC 4180 with a header).")
     var format: VerdictFormat = .text
 
+    @Flag(help: "With --format csv, cells exactly as read, for machines. By default a postback's value beginning with = + - @, a tab or a CR gets a leading ' so that spreadsheets do not run it as a formula.")
+    var csvRaw = false
+
     @OptionGroup var keys: KeyOptions
 
     /// What one chunk of records gives: whether all were valid, and their output as bytes or CSV rows.
@@ -49,6 +52,7 @@ struct VerifyCommand: ParsableCommand {
         var allValid = true
         var isFirstBatch = true
         let format = format
+        let csvText: CSVText = csvRaw ? .raw : .spreadsheetSafe
         let maximum = JSONRecordSplitter.defaultMaximumRecordLength
         // Hands a finished batch's output to the writer, in input order.
         func emit(_ results: [ChunkResult]) {
@@ -82,7 +86,7 @@ struct VerifyCommand: ParsableCommand {
                             : verifier.verify(record: sourced.record.bytes)
                         result.valid = result.valid && verdict.isValid
                         if format == .csv {
-                            result.rows.append(VerdictFormat.row(verdict, at: sourced.location))
+                            result.rows.append(VerdictFormat.row(verdict, at: sourced.location, text: csvText))
                         } else {
                             VerdictFormat.appendLine(verdict, source: sourced.source, line: sourced.record.line, as: format,
                                                      to: &result.bytes)

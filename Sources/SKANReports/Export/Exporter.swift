@@ -9,8 +9,10 @@ public enum Exporter {
     }
 
     /// Writes all rows of the postbacks (or refusals) table in arrival order and returns how many were written.
+    /// CSV text cells are written as `csvText` says: safe to open in a spreadsheet unless `.raw`.
     @discardableResult
     public static func export(from reader: any PostbackReader, rejected: Bool, format: Format,
+                              csvText: CSVText = .spreadsheetSafe,
                               to stream: BufferedOutput) async throws(ReportError) -> Int {
         var count = 0
         var columns: [String] = []
@@ -19,10 +21,10 @@ public enum Exporter {
         do {
             try await reader.export(rejected ? .rejected : .postbacks) { header in
                 columns = header
-                if format == .csv { CSVEncoding.appendRecord(header, to: &buffer) }
+                if format == .csv { csvText.appendRecord(header, to: &buffer) }
             } each: { row in
                 switch format {
-                case .csv: Self.appendCSV(row, to: &buffer)
+                case .csv: Self.appendCSV(row, text: csvText, to: &buffer)
                 case .jsonl: Self.appendJSON(row, names: columns, to: &buffer)
                 }
                 count += 1
@@ -41,8 +43,9 @@ public enum Exporter {
         return count
     }
 
-    /// One row as a CSV record: numbers and text as the `sqlite3` shell prints them, NULL as the empty field.
-    static func appendCSV(_ row: ExportRow, to buffer: inout [UInt8]) {
+    /// One row as a CSV record: numbers and text as the `sqlite3` shell prints them, NULL as the empty field; text
+    /// (every value a client chose) neutralised as `text` says, numbers never.
+    static func appendCSV(_ row: ExportRow, text: CSVText, to buffer: inout [UInt8]) {
         for index in 0..<row.valueCount {
             if index > 0 { buffer.append(0x2C) }
             switch row.value(at: index) {
@@ -50,7 +53,7 @@ public enum Exporter {
             // Integers straight into the buffer, without a String per cell.
             case .integer(let number): JSONWriter.appendInteger(number, to: &buffer)
             case .real(let number): buffer += String(number).utf8
-            case .text(let bytes), .blob(let bytes): if !bytes.isEmpty { CSVEncoding.appendField(bytes, to: &buffer) }
+            case .text(let bytes), .blob(let bytes): if !bytes.isEmpty { text.appendField(bytes, to: &buffer) }
             }
         }
         buffer.append(contentsOf: CSVEncoding.newline)

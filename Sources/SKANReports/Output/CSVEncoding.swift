@@ -11,16 +11,23 @@ public enum CSVEncoding {
 
     /// Appends one field's bytes, stored contiguously (the export's hot path: no per-byte appends).
     public static func appendField(_ value: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+        appendField(value, prefix: nil, to: &buffer)
+    }
+
+    /// Appends one field whose text is `prefix` (``CSVText``'s apostrophe) followed by `value`.
+    static func appendField(_ value: UnsafeBufferPointer<UInt8>, prefix: UInt8?, to buffer: inout [UInt8]) {
         var needsQuotes = false
         for byte in value where byte == 0x22 || byte == 0x2C || byte == 0x0A || byte == 0x0D {
             needsQuotes = true
             break
         }
         guard needsQuotes else {
+            if let prefix { buffer.append(prefix) }
             buffer.append(contentsOf: value)
             return
         }
         buffer.append(0x22)
+        if let prefix { buffer.append(prefix) }
         var start = 0
         for index in 0..<value.count where value[index] == 0x22 {
             // Copy up to and including the quote, then double it.

@@ -10,34 +10,39 @@ import SKANCore
 public final class TableWriter {
     let format: OutputFormat
     let stream: BufferedOutput
+    let csvText: CSVText
     private var header: [String] = []
+    private var textColumns: Range<Int>?
     private var tableRows: [[String]] = []
     private var buffer: [UInt8] = []
 
-    /// A writer onto `stream`.
-    public init(format: OutputFormat, stream: BufferedOutput) {
+    /// A writer onto `stream`; CSV text cells are written as `csvText` says (see ``begin(header:textColumns:)``).
+    public init(format: OutputFormat, stream: BufferedOutput, csvText: CSVText = .spreadsheetSafe) {
         self.format = format
         self.stream = stream
+        self.csvText = csvText
     }
 
     /// Writes everything at once.
-    public func write(header: [String], rows: [[String]]) throws(ReportError) {
-        begin(header: header)
+    public func write(header: [String], rows: [[String]], textColumns: Range<Int>? = nil) throws(ReportError) {
+        begin(header: header, textColumns: textColumns)
         for row in rows { append(row) }
         try finish()
     }
 
-    /// Starts the output with its column names.
-    public func begin(header: [String]) {
+    /// Starts the output with its column names. `textColumns` are the columns of text from outside (a report's
+    /// ``Report/textColumns``), which CSV neutralises as ``CSVText`` says; `nil`: every column. The header is text.
+    public func begin(header: [String], textColumns: Range<Int>? = nil) {
         self.header = header
-        if format == .csv { CSVEncoding.appendRecord(header, to: &buffer) }
+        self.textColumns = textColumns
+        if format == .csv { csvText.appendRecord(header, to: &buffer) }
     }
 
     /// Adds one row.
     public func append(_ row: [String]) {
         switch format {
         case .csv:
-            CSVEncoding.appendRecord(row, to: &buffer)
+            csvText.appendRecord(row, textColumns: textColumns, to: &buffer)
         case .json:
             var writer = JSONWriter()
             for (name, cell) in zip(header, row) {

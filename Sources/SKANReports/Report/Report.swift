@@ -65,6 +65,10 @@ public struct Report: Sendable, Hashable {
         return columns
     }
 
+    /// The columns of values from postbacks (the grouping keys), text a CSV neutralises (``CSVText``); the counts
+    /// after them are numbers SKANKit wrote.
+    public var textColumns: Range<Int> { 0..<request.fields.count }
+
     /// One row as text cells in ``header`` order; an absent key is the empty cell.
     public func cells(_ row: ReportRow) -> [String] {
         var cells = row.keys.map { $0 ?? "" }

@@ -129,15 +129,17 @@ enum VerdictFormat: String, ExpressibleByArgument, CaseIterable {
         }
     }
 
-    /// The CSV row for one verdict, in the order of ``csvHeader``.
-    static func row(_ verdict: AttributionVerdict, at location: String) -> [String] {
+    /// The CSV row for one verdict, in the order of ``csvHeader``; the postback's own values (version, ids, the
+    /// field and the reason quoting it) neutralised as `text` says.
+    static func row(_ verdict: AttributionVerdict, at location: String, text: CSVText) -> [String] {
         var layout = "", key = ""
         if case .valid(let verified) = verdict {
             layout = verified.scheme
             key = verified.keyName
         }
-        return [location, verdict.status.rawValue, verdict.framework.rawValue, verdict.version ?? "", verdict.dedupID ?? "",
-                verdict.network ?? "", layout, key, verdict.field ?? "", verdict.reason ?? ""]
+        let cell = { (value: String?) in text.cell(value ?? "") }
+        return [location, verdict.status.rawValue, verdict.framework.rawValue, cell(verdict.version), cell(verdict.dedupID),
+                cell(verdict.network), layout, key, cell(verdict.field), cell(verdict.reason)]
     }
 
     /// Rows as RFC 4180 CSV, through the same encoder as `skan report` and `skan export`.
