@@ -77,13 +77,14 @@ public struct DashboardView: Sendable, Hashable {
         return items
     }
 
-    /// The `skan report` command line that prints a panel's CSV, shown under its link.
+    /// The `skan report` command line that prints a panel's CSV, shown under its link; every value from the URL
+    /// shell-quoted, so that pasting it runs that report and nothing else.
     public func reportCommand(fields: [ReportField]) -> String {
         var words = ["skan report"]
         if !fields.isEmpty { words.append("--by " + fields.map(\.rawValue).joined(separator: ",")) }
-        if let from { words.append("--from \(from)") }
-        if let to { words.append("--to \(to)") }
-        for filter in filters { words.append("--where \(filter)") }
+        if let from { words.append("--from " + ShellQuoting.quote(from)) }
+        if let to { words.append("--to " + ShellQuoting.quote(to)) }
+        for filter in filters { words.append("--where " + ShellQuoting.quote(filter.description)) }
         words.append("--format csv")
         return words.joined(separator: " ")
     }
