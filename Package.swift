@@ -82,6 +82,8 @@ let package = Package(
         .target(
             name: "SKANHTTP",
             dependencies: [
+                "SKANCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -127,6 +129,7 @@ let package = Package(
         .target(
             name: "SKANDashboard",
             dependencies: [
+                "SKANHTTP",
                 "SKANReports",
                 "SKANStore",
                 "SKANCore",
@@ -160,6 +163,7 @@ let package = Package(
                 "SKANReports",
                 "SKANSigner",
                 "SKANDashboard",
+                "SKANHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -222,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "SKANDashboardTests",
             dependencies: [
-                "SKANDashboard", "SKANReports", "SKANStore",
+                "SKANDashboard", "SKANHTTP", "SKANReports", "SKANStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -24,7 +24,7 @@ public struct Collector: Sendable {
     public let writer: GroupCommitWriter
     /// Verify, deduplicate, store.
     public let pipeline: PostbackPipeline
-    /// What `GET /metrics` reports.
+    /// What `GET /metrics` reports (on the admin listener).
     public let metrics: CollectorMetrics
     /// Where store failures are logged, rate-limited.
     let failureLog: StoreFailureLog
@@ -47,20 +47,53 @@ public struct Collector: Sendable {
         metrics = CollectorMetrics()
     }
 
-    /// Adds the collector's routes (and its `Host` check) to `router`, so that they can be served beside another
-    /// service's routes on one listener. ``application(onServerRunning:)`` serves them on their own.
+    /// Adds the collector's device-facing routes (and its `Host` check) to `router`: the postback paths and
+    /// `/healthz`, so that they can be served beside another device-facing service's routes on one listener.
+    /// ``application(onServerRunning:)`` serves them on their own.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         CollectorRouter.add(to: router, pipeline: pipeline, store: store, metrics: metrics, failureLog: failureLog,
                             configuration: configuration)
     }
 
-    /// The routes, for router-level tests and for embedding in another application.
+    /// Adds the operator routes (`/healthz`, `/metrics`, `/stats`, `GET /postbacks/{transaction-id}`) to the router
+    /// of a private listener, which must apply ``OperatorAccess``'s rule itself (``OperatorAccessMiddleware``, added
+    /// first). ``adminApplication(onServerRunning:)`` serves them on their own under the configuration's rule.
+    public func addAdminRoutes<Context: RequestContext>(to router: Router<Context>) {
+        CollectorRouter.addAdmin(to: router, store: store, metrics: metrics, failureLog: failureLog)
+    }
+
+    /// The device-facing routes, for router-level tests and for embedding in another application.
     public var router: Router<BasicRequestContext> {
         CollectorRouter.make(pipeline: pipeline, store: store, metrics: metrics, failureLog: failureLog,
                              configuration: configuration)
     }
 
-    /// The HTTP application, not yet running. `onServerRunning` receives the bound port (useful with port 0).
+    /// The operator routes behind the configuration's ``CollectorConfiguration/adminAccess``, for router-level tests.
+    public var adminRouter: Router<BasicRequestContext> {
+        CollectorRouter.makeAdmin(store: store, metrics: metrics, failureLog: failureLog,
+                                  access: configuration.adminAccess)
+    }
+
+    /// The admin listener's HTTP application, not yet running: the operator routes on
+    /// ``CollectorConfiguration/adminAccess``'s address and ``CollectorConfiguration/adminPort``. `onServerRunning`
+    /// receives the bound port.
+    public func adminApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
+        let configuration = configuration
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            [ConnectionDeadline(idleTimeout: configuration.idleTimeout, requestTimeout: configuration.requestTimeout)]
+        }
+        return Application(
+            router: adminRouter,
+            server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.adminAccess.bindHost, port: configuration.adminPort), serverName: nil),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+    }
+
+    /// The device-facing HTTP application, not yet running. `onServerRunning` receives the bound port (useful with
+    /// port 0).
     /// The writer must run beside it (``run(onServerRunning:)`` does both).
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol {
@@ -101,12 +134,14 @@ public struct Collector: Sendable {
     /// configuration's shutdown timeout is cut short: the group cancels the services, closing the connections of
     /// clients still sending.
     /// `beside` are more services of the application's (a dashboard on its own listener): they start after the
-    /// collector's server and stop before it.
+    /// collector's servers and stop before them. `onAdminRunning` receives the admin listener's port.
     func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [], beside: [any Service] = [],
-                      onServerRunning: @escaping @Sendable (Int) async -> Void) -> ServiceGroup {
+                      onServerRunning: @escaping @Sendable (Int) async -> Void,
+                      onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> ServiceGroup {
         var group = ServiceGroupConfiguration(
             services: [StoreService(store: store), WriterService(writer: writer),
-                       application(onServerRunning: onServerRunning)] + beside,
+                       application(onServerRunning: onServerRunning),
+                       adminApplication(onServerRunning: onAdminRunning)] + beside,
             gracefulShutdownSignals: gracefulShutdownSignals,
             logger: logger)
         group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
@@ -114,11 +149,13 @@ public struct Collector: Sendable {
     }
 
     /// Serves until SIGINT or SIGTERM, then lets in-flight requests finish, commits what they queued, and closes
-    /// the store.
-    /// the store. `beside` runs in the same group (see ``serviceGroup(gracefulShutdownSignals:beside:onServerRunning:)``).
+    /// the store. `beside` runs in the same group (see ``serviceGroup(gracefulShutdownSignals:beside:onServerRunning:onAdminRunning:)``);
+    /// `onServerRunning` receives the device port, `onAdminRunning` the admin port.
     public func run(beside: [any Service] = [],
-                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws(CollectorError) {
-        let group = serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], beside: beside, onServerRunning: onServerRunning)
+                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+                    onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws(CollectorError) {
+        let group = serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], beside: beside,
+                                 onServerRunning: onServerRunning, onAdminRunning: onAdminRunning)
         do {
             try await group.run()
         } catch let error as CollectorError {

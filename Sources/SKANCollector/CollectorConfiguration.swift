@@ -1,5 +1,15 @@
+import SKANHTTP
+
 /// How a collector listens and what it accepts.
+///
+/// Two listeners: the device port (``host``, ``port``) serves what devices and Apple send, the postbacks, and
+/// `/healthz` for load balancers; the admin port (``adminAccess``, ``adminPort``) serves the operator routes,
+/// `/stats`, `/metrics` and `GET /postbacks/{transaction-id}`, under ``OperatorAccess``'s rule.
 public struct CollectorConfiguration: Sendable {
+    /// The admin listener's port when none is given and the device port is not 0: fixed, so that a Prometheus
+    /// scrape or a firewall rule can name it, and away from 8080 + 1, which `skan signer` takes by default.
+    public static let defaultAdminPort = 9080
+
     /// Where Apple sends advertisers' copies of SKAdNetwork postbacks (spec §7).
     public static let developerCopyPath = "/.well-known/skadnetwork/report-attribution/"
     /// Where Apple sends advertisers' copies of AdAttributionKit postbacks (spec §8). Either path takes either
@@ -12,6 +22,10 @@ public struct CollectorConfiguration: Sendable {
     public var host: String
     /// The port to bind; 0 picks a free one.
     public var port: Int
+    /// Where the operator routes listen and who may read them: loopback by default.
+    public var adminAccess: OperatorAccess
+    /// The admin listener's port; 0 picks a free one.
+    public var adminPort: Int
     /// The paths that take `POST`ed postbacks.
     public var postbackPaths: [String]
     /// The largest body taken, in bytes. Postbacks are under 1 KiB; 64 KiB leaves room for relays' extra keys.
@@ -39,8 +53,11 @@ public struct CollectorConfiguration: Sendable {
     /// How long a graceful shutdown may take: requests already read finish within it, then slow clients are cut.
     public var shutdownTimeout: Duration
 
-    /// Makes a configuration; the defaults serve both paths on loopback port 8080.
+    /// Makes a configuration; the defaults serve the postback paths on loopback port 8080 and the operator routes on
+    /// loopback port ``defaultAdminPort``. Without `adminPort`, a device port of 0 (tests, benchmarks) gives an
+    /// admin port of 0 too, so that parallel runs never share one.
     public init(host: String = "127.0.0.1", port: Int = 8080,
+                adminAccess: OperatorAccess = .loopback, adminPort: Int? = nil,
                 postbackPaths: [String] = [Self.developerCopyPath, Self.aakDeveloperCopyPath, Self.networkPath],
                 bodyLimit: Int = 64 * 1024, logsBodies: Bool = false, eventLoopThreads: Int? = nil,
                 answersPostbacksOnEventLoop: Bool = true, commitInterval: Duration = .milliseconds(2),
@@ -48,6 +65,8 @@ public struct CollectorConfiguration: Sendable {
                 maximumConnections: Int? = nil, shutdownTimeout: Duration = .seconds(10)) {
         self.host = host
         self.port = port
+        self.adminAccess = adminAccess
+        self.adminPort = adminPort ?? (port == 0 ? 0 : Self.defaultAdminPort)
         self.postbackPaths = postbackPaths
         self.bodyLimit = bodyLimit
         self.logsBodies = logsBodies

@@ -53,6 +53,8 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
 
     private let responder: Responder
     private let date: HTTPDate
+    /// The private listener's rule, when the responder's routes are operator routes.
+    private let access: OperatorAccess?
     private var state = State.idle
     /// Responses the router still owes for requests passed to it.
     private var routerResponsesOwed = 0
@@ -74,10 +76,13 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
     /// The last reply's write, which a close waits for.
     private var replyWritten: EventLoopFuture<Void>?
 
-    /// A handler for one connection, answering what `responder` takes; `date` makes the `Date` header.
-    public init(_ responder: Responder, date: HTTPDate) {
+    /// A handler for one connection, answering what `responder` takes; `date` makes the `Date` header. With
+    /// `access`, a request the rule refuses is left to the router, whose ``OperatorAccessMiddleware`` answers it 401:
+    /// this path never lets in what the router would keep out.
+    public init(_ responder: Responder, date: HTTPDate, access: OperatorAccess? = nil) {
         self.responder = responder
         self.date = date
+        self.access = access
     }
 
     // MARK: Inbound
@@ -147,6 +152,7 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
     /// The responder's route when it takes `head` and nothing stands in the way.
     private func fastRoute(for head: HTTPRequest) -> String? {
         guard routerResponsesOwed == 0, let route = responder.route(for: head) else { return nil }
+        if let access, !access.admits(head.headerFields) { return nil }
         // `Expect: 100-continue` asks for an interim response, which is the router's server's business.
         if head.headerFields[.expect] != nil { return nil }
         return route

@@ -13,10 +13,13 @@ import UnixSignals
 /// The impression signer as an HTTP service (`skan signer`): ad servers post the impressions they are about to
 /// serve and get them back signed, by the same rules as `skan sign`, with the network's key held in one place.
 ///
-/// Private: it signs for whoever can reach it, so it listens on loopback by default.
+/// Private: it signs for whoever can reach it, so its signing listener is under ``OperatorAccess``'s rule
+/// (loopback by default; any other address only with a token), on the router and the event-loop path alike.
 public struct Signer: Sendable {
-    /// Where it listens.
-    public var host: String
+    /// Where the signing listener binds and who may use it.
+    public var access: OperatorAccess
+    /// The address it binds.
+    public var host: String { access.bindHost }
     /// The port; 0 picks a free one.
     public var port: Int
     /// The keys it signs with.
@@ -44,12 +47,12 @@ public struct Signer: Sendable {
     /// With `webAdStore`, `POST /v1/web-ads` registers web ads there for `webAdLifetime` seconds, and Safari's
     /// `POST /.well-known/skadnetwork/get-signed-payload` is served on `publicHost:publicPort` (device-facing,
     /// so never on the signing port).
-    public init(keys: SignerKeys, host: String = "127.0.0.1", port: Int = 8081, logger: Logger,
+    public init(keys: SignerKeys, access: OperatorAccess = .loopback, port: Int = 8081, logger: Logger,
                 webAdStore: (any WebAdStore)? = nil, webAdLifetime: TimeInterval = 86_400,
                 publicHost: String = "0.0.0.0", publicPort: Int? = nil,
                 now: @escaping @Sendable () -> Date = Date.init, makeNonce: @escaping @Sendable () -> UUID = UUID.random) {
         self.keys = keys
-        self.host = host
+        self.access = access
         self.port = port
         self.logger = logger
         self.now = now
@@ -65,7 +68,7 @@ public struct Signer: Sendable {
     }
 
     /// Adds the signer's routes to `router`, so that it can be mounted on a listener of its own or beside another
-    /// private service.
+    /// private service; that listener applies ``OperatorAccess``'s rule (``OperatorAccessMiddleware``, added first).
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         let (keys, now, makeNonce, registry, signed, refused) = (keys, now, makeNonce, registry, signed, refused)
         router.post(RouterPath(ImpressionResponder.path)) { request, context -> Response in
@@ -160,16 +163,18 @@ public struct Signer: Sendable {
                  body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// The signing service's HTTP application, not yet running: the routes, and ahead of them, unless
-    /// ``answersImpressionsOnEventLoop`` is off, the event-loop handler for `POST /v1/impressions`.
+    /// The signing service's HTTP application, not yet running: the routes behind ``access``, and ahead of them,
+    /// unless ``answersImpressionsOnEventLoop`` is off, the event-loop handler for `POST /v1/impressions`, which
+    /// leaves a request the rule refuses to the router's 401.
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router()
+        router.add(middleware: OperatorAccessMiddleware(access))
         addRoutes(to: router)
         let responder = ImpressionResponder(keys: keys, now: now, makeNonce: makeNonce, signed: signed, refused: refused)
-        let (onLoop, date) = (answersImpressionsOnEventLoop, HTTPDate())
+        let (onLoop, date, access) = (answersImpressionsOnEventLoop, HTTPDate(), access)
         // Built per connection: each handler holds one connection's state.
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            onLoop ? [EventLoopFastPath(responder, date: date)] : []
+            onLoop ? [EventLoopFastPath(responder, date: date, access: access)] : []
         }
         return Application(
             router: router,

@@ -45,13 +45,14 @@ struct DashboardCommand: AsyncParsableCommand {
                 }
                 conversionSchema = try ConversionSchema(csv: text, source: schema)
             }
-            let token = try tokenFile.map { path throws(DashboardError) in try DashboardServer.token(fromFile: path) }
+            let access = try ServeCommand.access(host: host, tokenFile: tokenFile,
+                                                 options: .init(host: "--host", tokenFile: "--token-file"))
             try await location.withReader { reader in
                 let dashboard = try await Dashboard(reader: reader, schema: conversionSchema)
                 if !dashboard.hasCharts {
                     logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); pages show tables only")
                 }
-                let server = try DashboardServer(dashboard: dashboard, host: host, port: port, token: token, logger: logger)
+                let server = DashboardServer(dashboard: dashboard, access: access, port: port, logger: logger)
                 let host = host
                 try await server.run { port in
                     FileHandle.standardOutput.write(Data("skan dashboard: http://\(host):\(port)/\n".utf8))

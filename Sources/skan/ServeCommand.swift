@@ -4,8 +4,10 @@ import Logging
 import SKANCollector
 import SKANCore
 import SKANDashboard
+import SKANHTTP
 import ServiceLifecycle
 import SKANStore
+import Synchronization
 
 /// `skan serve`: the collector, receiving postbacks over HTTP.
 struct ServeCommand: AsyncParsableCommand {
@@ -13,8 +15,11 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Receive postbacks over HTTP, verify them, drop duplicates and store them durably.",
         discussion: """
-            Serves POST /.well-known/skadnetwork/report-attribution/ and POST /postbacks (or the --path values), \
-            GET /healthz, /metrics, /stats and /postbacks/{transaction-id}. Answers 200 only once the postback is \
+            Serves POST /.well-known/skadnetwork/report-attribution/, \
+            /.well-known/appattribution/report-attribution/ and POST /postbacks (or the --path values) and \
+            GET /healthz on the device port (--host, --port), and the operator routes GET /metrics, /stats and \
+            /postbacks/{transaction-id} (and /healthz) on the admin port (--admin-host, --admin-port; loopback, or \
+            a bearer token from --admin-token-file). Answers 200 only once the postback is \
             committed to the SQLite database (created with its schema on first start). SIGINT or SIGTERM stops \
             it gracefully: in-flight requests finish and the database closes cleanly.
             """
@@ -28,6 +33,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "The port to listen on; 0 picks a free one (printed at start).")
     var port = 8080
+
+    @Option(help: "The admin listener's address, for /stats, /metrics and GET /postbacks/{id} (loopback: this machine only; any other needs --admin-token-file).")
+    var adminHost = "127.0.0.1"
+
+    @Option(help: "The admin listener's port (default \(CollectorConfiguration.defaultAdminPort), or a free one when --port is 0; printed at start).")
+    var adminPort: Int?
+
+    @Option(help: "A file whose first line is the bearer token the admin listener requires (mode 600; required off loopback).")
+    var adminTokenFile: String?
 
     @Option(name: .customLong("path"), help: "A path that takes POSTed postbacks, replacing the two defaults. Repeatable.")
     var paths: [String] = []
@@ -85,8 +99,11 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("--max-connections lowered to fit the descriptor limit",
                            metadata: ["asked": "\(maxConnections)", "used": "\(connections)"])
         }
+        let adminAccess = try Self.access(host: adminHost, tokenFile: adminTokenFile,
+                                          options: .init(host: "--admin-host", tokenFile: "--admin-token-file"))
         let store = try storage.open(db)
-        var configuration = CollectorConfiguration(host: host, port: port, logsBodies: logBodies,
+        var configuration = CollectorConfiguration(host: host, port: port, adminAccess: adminAccess,
+                                                   adminPort: adminPort, logsBodies: logBodies,
                                                    eventLoopThreads: eventLoops,
                                                    answersPostbacksOnEventLoop: !postbacksViaRouter,
                                                    commitInterval: .microseconds(Int64(commitIntervalMs * 1000)),
@@ -111,15 +128,21 @@ struct ServeCommand: AsyncParsableCommand {
             do { try await store.migrate() } catch { throw CLIError(error.reason) }
             let opened = try await location.openReader()
             reader = opened
+            let access: OperatorAccess
             do {
-                let token = try dashboardTokenFile.map { path throws(DashboardError) in try DashboardServer.token(fromFile: path) }
+                access = try Self.access(host: dashboardHost, tokenFile: dashboardTokenFile,
+                                         options: .init(host: "--dashboard-host", tokenFile: "--dashboard-token-file"))
+            } catch {
+                await opened.close()
+                throw error
+            }
+            do {
                 let dashboard = try await Dashboard(reader: opened)
                 if !dashboard.hasCharts {
                     logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); the dashboard shows tables only")
                 }
                 let dashboardHost = dashboardHost
-                beside.append(try DashboardServer(dashboard: dashboard, host: dashboardHost, port: dashboardPort, token: token,
-                                                  logger: logger, options: ("--dashboard-host", "--dashboard-token-file"))
+                beside.append(DashboardServer(dashboard: dashboard, access: access, port: dashboardPort, logger: logger)
                     .application { port in
                     FileHandle.standardOutput.write(Data("skan serve: dashboard on http://\(dashboardHost):\(port)/\n".utf8))
                 })
@@ -129,17 +152,52 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         do {
-            try await collector.run(beside: beside) { port in
-                // A line a script (and the SIGKILL test) can wait for and read the port from.
+            // Both lines once both listeners are up, the device port's first, whichever binds first.
+            let bound = Mutex<(device: Int?, admin: Int?)>((nil, nil))
+            let adminURL = Self.url(host: adminAccess.bindHost)
+            let announce: @Sendable () -> Void = {
+                let ready = bound.withLock { ports -> (Int, Int)? in
+                    guard let device = ports.device, let admin = ports.admin else { return nil }
+                    ports = (nil, nil)
+                    return (device, admin)
+                }
+                guard let (device, admin) = ready else { return }
+                // A line a script (and the SIGKILL test) can wait for and read the port from, then the admin port's.
                 // Written straight to the descriptor so that it is not held in stdio's buffer when piped.
-                FileHandle.standardOutput.write(Data("skan serve: listening on http://\(host):\(port) (database \(db))\n".utf8))
+                FileHandle.standardOutput.write(Data(("skan serve: listening on http://\(host):\(device) (database \(db))\n"
+                    + "skan serve: admin on http://\(adminURL):\(admin) (/stats, /metrics, /postbacks/{transaction-id})\n").utf8))
             }
+            try await collector.run(beside: beside, onServerRunning: { port in
+                bound.withLock { $0.device = port }
+                announce()
+            }, onAdminRunning: { port in
+                bound.withLock { $0.admin = port }
+                announce()
+            })
         } catch {
             await reader?.close()
             throw CLIError(error.reason, exitCode: .failure)
         }
         await reader?.close()
     }
+}
+
+extension ServeCommand {
+    /// The private listener's rule for `host`, with the token in `tokenFile` if given; refuses a listener beyond
+    /// loopback without one, naming `options` (shared with `skan signer` and `skan dashboard`).
+    static func access(host: String, tokenFile: String?, options: OperatorAccess.Options) throws(CLIError) -> OperatorAccess {
+        do throws(OperatorAccessError) {
+            let token = try tokenFile.map { path throws(OperatorAccessError) in
+                try OperatorAccess.token(fromFile: path, option: options.tokenFile)
+            }
+            return try OperatorAccess(host: host, token: token, options: options)
+        } catch {
+            throw CLIError(error.reason)
+        }
+    }
+
+    /// A host for a URL: an IPv6 address in brackets.
+    static func url(host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 }
 
 /// How the store is opened, shared by `serve` and `ingest`.

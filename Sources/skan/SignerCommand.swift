@@ -17,7 +17,8 @@ struct SignerCommand: AsyncParsableCommand {
             source-domain, fidelity-type, nonce, timestamp, format; "format": "aak" for an AdAttributionKit impression), \
             and answers what skan sign prints for each, in order; a bad request is a 400 naming its index and field, \
             and nothing is signed. GET /v1/keys lists the public keys, GET /healthz and GET /metrics as the collector. \
-            It signs for anyone who can reach it: keep it on loopback or a private network. \
+            It signs for anyone who can reach it: on an address other than loopback it refuses to start without \
+            --token-file, and then every request needs Authorization: Bearer TOKEN. \
             Web ads: POST /v1/web-ads registers a 4.0 web ad (ad-network-id, source-identifier, itunes-item-id, \
             source-domain) and returns its nonce for the ad link; Safari's POST \
             /.well-known/skadnetwork/get-signed-payload is answered on --public-port (device-facing) from the store \
@@ -29,8 +30,11 @@ struct SignerCommand: AsyncParsableCommand {
                                valueName: "[id=]pem"))
     var key: [String]
 
-    @Option(help: "The address to bind (loopback: only this machine's ad servers).")
+    @Option(help: "The address to bind (loopback: only this machine's ad servers; any other needs --token-file).")
     var host = "127.0.0.1"
+
+    @Option(help: "A file whose first line is the bearer token every signing request must carry (mode 600; required off loopback).")
+    var tokenFile: String?
 
     @Option(help: "The port (0 picks a free one).")
     var port = 8081
@@ -64,6 +68,8 @@ struct SignerCommand: AsyncParsableCommand {
             }
             keys.add(try KeyFiles.privateKeyKeptSecret(path, option: "--key"), network: network)
         }
+        let access = try ServeCommand.access(host: host, tokenFile: tokenFile,
+                                             options: .init(host: "--host", tokenFile: "--token-file"))
         let logger = LogSetup.make(label: "skan.signer", level: logLevel.level)
         guard webAdTtl > 0 else { throw CLIError("--web-ad-ttl must be a positive number of seconds, got \(webAdTtl)") }
         let store: any WebAdStore = try db.map { text throws(CLIError) in try StoreLocation(text).openWebAdStore() } ?? MemoryWebAdStore()
@@ -73,7 +79,7 @@ struct SignerCommand: AsyncParsableCommand {
             throw CLIError("--db: \(error.reason)")
         }
         let (host, publicHost) = (host, publicHost)
-        var signer = Signer(keys: keys, host: host, port: port, logger: logger, webAdStore: store,
+        var signer = Signer(keys: keys, access: access, port: port, logger: logger, webAdStore: store,
                             webAdLifetime: TimeInterval(webAdTtl), publicHost: publicHost, publicPort: publicPort)
         signer.answersImpressionsOnEventLoop = !impressionsViaRouter
         // Both lines once both listeners are up, private first, whichever binds first.

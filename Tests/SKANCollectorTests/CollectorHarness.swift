@@ -50,6 +50,14 @@ enum CollectorHarness {
         }
     }
 
+    /// Runs `test` with a client of `collector`'s admin listener (the operator routes), reached as `transport` says.
+    static func withAdmin<T: Sendable>(
+        _ collector: Collector, _ transport: Transport = .router,
+        _ test: @escaping @Sendable (any TestClientProtocol) async throws -> T
+    ) async throws -> T {
+        try await collector.adminApplication().test(transport.setup) { client in try await test(client) }
+    }
+
     static func post(_ client: some TestClientProtocol, _ body: [UInt8], path: String = "/postbacks",
                      contentType: String? = "application/json") async throws -> (status: Int, body: String) {
         var headers: HTTPFields = [:]
@@ -60,8 +68,9 @@ enum CollectorHarness {
         }
     }
 
-    static func get(_ client: some TestClientProtocol, _ path: String) async throws -> (status: Int, body: String) {
-        try await client.execute(uri: path, method: .get) { response in
+    static func get(_ client: some TestClientProtocol, _ path: String,
+                    headers: HTTPFields = [:]) async throws -> (status: Int, body: String) {
+        try await client.execute(uri: path, method: .get, headers: headers) { response in
             (Int(response.status.code), String(buffer: response.body))
         }
     }

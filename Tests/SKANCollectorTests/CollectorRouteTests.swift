@@ -184,39 +184,41 @@ struct CollectorRouteTests {
         }
     }
 
-    @Test("serves healthz, stats, a stored postback by transaction id, and 404 for an unknown one",
+    @Test("serves healthz, and on the admin listener stats, a stored postback by transaction id, and 404 for an unknown one",
           arguments: Transport.allCases)
     func getRoutes(transport: Transport) async throws {
-        try await H.withCollector(transport) { _, client in
+        try await H.withCollector(transport) { collector, device in
             let postback = TestPostbacks.postback()
-            _ = try await H.post(client, Array(postback.json.utf8))
-            _ = try await H.post(client, Array("{".utf8))
-            let health = try await H.get(client, "/healthz")
+            _ = try await H.post(device, Array(postback.json.utf8))
+            _ = try await H.post(device, Array("{".utf8))
+            let health = try await H.get(device, "/healthz")
             #expect(health.status == 200 && health.body == #"{"status":"ok"}"#)
-            let stats = try await H.get(client, "/stats")
-            #expect(stats.body == #"{"postbacks":1,"postbacks-by-version":{"4.0":1},"postbacks-by-framework":{"skadnetwork":1},"rejected":1,"rejected-by-status":{"malformed":1},"rejected-dropped":0}"#)
-            let found = try await H.get(client, "/postbacks/\(postback.transactionID)")
-            #expect(found.status == 200)
-            let rows = try #require(try JSONSerialization.jsonObject(with: Data(found.body.utf8)) as? [[String: Any]])
-            #expect(rows.count == 1)
-            #expect(rows.first?["key"] as? String == "simulated-apple-p256")
-            #expect(rows.first?["received-at"] as? String == "2026-05-28T20:26:40.000Z")
-            #expect((rows.first?["postback"] as? [String: Any])?["transaction-id"] as? String == postback.transactionID)
-            let missing = try await H.get(client, "/postbacks/no-such-id")
-            #expect(missing.status == 404)
+            try await H.withAdmin(collector, transport) { client in
+                let stats = try await H.get(client, "/stats")
+                #expect(stats.body == #"{"postbacks":1,"postbacks-by-version":{"4.0":1},"postbacks-by-framework":{"skadnetwork":1},"rejected":1,"rejected-by-status":{"malformed":1},"rejected-dropped":0}"#)
+                let found = try await H.get(client, "/postbacks/\(postback.transactionID)")
+                #expect(found.status == 200)
+                let rows = try #require(try JSONSerialization.jsonObject(with: Data(found.body.utf8)) as? [[String: Any]])
+                #expect(rows.count == 1)
+                #expect(rows.first?["key"] as? String == "simulated-apple-p256")
+                #expect(rows.first?["received-at"] as? String == "2026-05-28T20:26:40.000Z")
+                #expect((rows.first?["postback"] as? [String: Any])?["transaction-id"] as? String == postback.transactionID)
+                let missing = try await H.get(client, "/postbacks/no-such-id")
+                #expect(missing.status == 404)
+            }
         }
     }
 
     @Test("counts received, accepted, duplicate and rejected postbacks in /metrics, by framework", arguments: Transport.allCases)
     func metrics(transport: Transport) async throws {
-        try await H.withCollector(transport) { _, client in
+        try await H.withCollector(transport) { collector, client in
             let body = Array(TestPostbacks.postback().json.utf8)
             _ = try await H.post(client, body)
             _ = try await H.post(client, body)
             _ = try await H.post(client, Array("[]".utf8))
             _ = try await H.post(client, TestPostbacks.aakBody())
             _ = try await H.post(client, Array(#"{"jws-string":"a.b"}"#.utf8))
-            let text = try await H.get(client, "/metrics").body
+            let text = try await H.withAdmin(collector, transport) { admin in try await H.get(admin, "/metrics").body }
             #expect(text.contains("skan_postbacks_received_total 5"))
             #expect(text.contains(#"skan_postbacks_accepted_total{framework="skadnetwork"} 1"#))
             #expect(text.contains(#"skan_postbacks_accepted_total{framework="adattributionkit"} 1"#))

@@ -30,7 +30,7 @@ struct CrashRecoveryTests {
         try await store.close()
         #expect(missing.isEmpty, "lost \(missing.count) of \(ids.count) acknowledged postbacks")
         // A read on the server opens its pool's read-only connections, the case that used to leave the WAL behind.
-        let stats = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(second.port)/stats"),
+        let stats = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(second.adminPort)/stats"),
                                                         timeout: .seconds(5))
         #expect(stats.status == .ok)
         _ = try await stats.body.collect(upTo: 4096)
@@ -102,6 +102,8 @@ struct CrashRecoveryTests {
 final class ServerProcess: @unchecked Sendable {
     let process: Process
     let port: Int
+    /// The admin listener's port (`/stats`, `/metrics`).
+    let adminPort: Int
     /// What the server logs, readable once it has exited.
     let errors = Pipe()
 
@@ -114,9 +116,9 @@ final class ServerProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        // The server prints one line with its port once it listens.
+        // The server prints a line with its port once it listens, then one with the admin port.
         var text = ""
-        while !text.contains("\n") {
+        while !text.contains("admin on") || !text.hasSuffix("\n") {
             let data = output.fileHandleForReading.availableData
             if data.isEmpty { break }
             text += String(decoding: data, as: UTF8.self)
@@ -126,8 +128,11 @@ final class ServerProcess: @unchecked Sendable {
             process.terminate()
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no port in \(text)"])
         }
+        let admin = text.range(of: #"admin on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression)
+            .flatMap { Int(text[$0].split(separator: ":").last ?? "") }
         self.process = process
         self.port = port
+        self.adminPort = admin ?? 0
     }
 
     func kill(_ signal: Int32) { Foundation.kill(process.processIdentifier, signal) }

@@ -89,13 +89,15 @@ struct StoreFailureReplyTests {
         let handler = RecordingLogHandler()
         let collector = try Collector(configuration: CollectorConfiguration(port: 0), store: BrokenStore(),
                                       verifier: TestPostbacks.verifier, logger: handler.logger)
-        try await collector.application().test(.router) { client in
+        try await collector.adminApplication().test(.router) { client in
             for path in ["/healthz", "/stats", "/postbacks/abc"] {
                 let reply = try await CollectorHarness.get(client, path)
                 #expect(reply.status == 503, "\(path)")
                 #expect(reply.body.contains("read-failed"), "\(path): \(reply.body)")
                 #expect(!reply.body.contains("SQLite") && !reply.body.contains("SELECT"), "\(path): \(reply.body)")
             }
+        }
+        try await collector.application().test(.router) { client in
             let health = CollectorHarness.json(try await CollectorHarness.get(client, "/healthz").body)
             #expect(health["status"] as? String == "unavailable" && health["part"] as? String == "store")
         }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import SKANDashboard
+import SKANHTTP
 import SKANReports
 import SKANStore
 import Testing
@@ -40,27 +41,12 @@ struct DashboardTests {
         #expect(spec.json.contains("\\u003c/script>"))
     }
 
-    @Test("only loopback may go without a token; a token file must be private and long enough")
-    func access() throws {
-        #expect(DashboardServer.isLoopback("127.0.0.1") && DashboardServer.isLoopback("::1") && !DashboardServer.isLoopback("0.0.0.0"))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-token-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("token").path
-        try "0123456789abcdef0123\n".write(toFile: file, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
-        #expect(throws: DashboardError.self) { try DashboardServer.token(fromFile: file) }
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-        #expect(try DashboardServer.token(fromFile: file) == "0123456789abcdef0123")
-        try "short\n".write(toFile: file, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
-        #expect(throws: DashboardError.self) { try DashboardServer.token(fromFile: file) }
-    }
-
-    @Test("with a token: 401 without it, 200 with the bearer header, and /login sets a cookie that works")
+    @Test("with a token: 401 without it, 200 with the bearer header, and /login sets a session cookie that works")
     func bearer() async throws {
         let router = Router()
-        router.add(middleware: BearerTokenMiddleware(token: "0123456789abcdef"))
+        let access = try OperatorAccess(host: "127.0.0.1", token: "0123456789abcdef",
+                                        options: .init(host: "--host", tokenFile: "--token-file"))
+        router.add(middleware: OperatorAccessMiddleware(access, login: true))
         router.get("/") { _, _ in "page" }
         let app = Application(router: router)
         try await app.test(.router) { client in
@@ -76,7 +62,17 @@ struct DashboardTests {
                 #expect(response.status == .seeOther)
                 return response.headers[.setCookie] ?? ""
             }
-            #expect(cookie.contains("HttpOnly"))
+            #expect(cookie.contains("HttpOnly") && !cookie.contains("Secure"))
+            // The cookie is a session value, not the token.
+            #expect(!cookie.contains("0123456789abcdef"))
+            try await client.execute(uri: "/", method: .get, headers: [.cookie: "\(OperatorAccess.cookieName)=0123456789abcdef"]) { response in
+                #expect(response.status == .unauthorized)
+            }
+            let secure = try await client.execute(uri: "/login?token=0123456789abcdef", method: .get,
+                                                  headers: [.init("X-Forwarded-Proto")!: "https"]) { response in
+                response.headers[.setCookie] ?? ""
+            }
+            #expect(secure.hasSuffix("; Secure"))
             let pair = String(cookie.split(separator: ";")[0])
             try await client.execute(uri: "/", method: .get, headers: [.cookie: "other=1; " + pair]) { response in
                 #expect(response.status == .ok)

@@ -15,7 +15,7 @@ extension CommandLineSuites {
 ///   a printed line's CR before its LF (CSV's line end) is dropped, as a terminal shows none.
     /// - A command ending in ` &` is a server (`skan serve`): it runs in the background, its output is compared
     ///   once it has printed as many lines as the README shows under it, and it is stopped (SIGTERM) at the end of
-    ///   its block. In such a block the ports 8080 and 8443 are replaced everywhere by free ports, since they may be
+    ///   its block. In such a block the ports 8080, 8443 and 9080 are replaced everywhere by free ports, since they may be
     ///   taken on the machine running the tests.
     ///
     /// Every block runs in order in one bash session, in a new folder holding links to the package's Keys/ and
@@ -42,7 +42,8 @@ extension CommandLineSuites {
             let tmp = folder.appendingPathComponent("tmp")
             try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
 
-            let ports = ["8080": try ReadmeExamples.freePort(), "8443": try ReadmeExamples.freePort()]
+            let ports = ["8080": try ReadmeExamples.freePort(), "8443": try ReadmeExamples.freePort(),
+                         "9080": try ReadmeExamples.freePort()]
             let script = ReadmeExamples.script(for: blocks, ports: ports)
             let output = try await SkanProcess.offThread {
                 try ReadmeExamples.runBash(script, in: folder, tmp: tmp, timeout: 600)

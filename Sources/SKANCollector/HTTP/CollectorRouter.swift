@@ -1,9 +1,11 @@
 import Foundation
 import Hummingbird
 import SKANCore
+import SKANHTTP
 import SKANStore
 
-/// The collector's routes: `POST` postbacks on the configured paths, and the read-only `GET` endpoints.
+/// The collector's routes, by audience: `POST` postbacks on the configured paths and `/healthz` on the device port;
+/// the read-only operator endpoints on the admin port.
 enum CollectorRouter {
     static func make(pipeline: PostbackPipeline, store: any PostbackStore, metrics: CollectorMetrics,
                      failureLog: StoreFailureLog, configuration: CollectorConfiguration) -> Router<BasicRequestContext> {
@@ -13,16 +15,22 @@ enum CollectorRouter {
         return router
     }
 
-    /// Adds the collector's middleware and routes to `router`, which may carry another service's routes too.
+    /// The admin listener's router: the operator routes behind ``OperatorAccessMiddleware``.
+    static func makeAdmin(store: any PostbackStore, metrics: CollectorMetrics, failureLog: StoreFailureLog,
+                          access: OperatorAccess) -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        // First, so that it guards every route and the 404s alike.
+        router.add(middleware: OperatorAccessMiddleware(access))
+        router.add(middleware: HostRequiredMiddleware())
+        addAdmin(to: router, store: store, metrics: metrics, failureLog: failureLog)
+        return router
+    }
+
+    /// Adds the device-facing middleware and routes to `router`, which may carry another service's routes too:
+    /// the postbacks and `/healthz`, nothing an operator reads.
     static func add<Context: RequestContext>(to router: Router<Context>, pipeline: PostbackPipeline,
                                              store: any PostbackStore, metrics: CollectorMetrics,
                                              failureLog: StoreFailureLog, configuration: CollectorConfiguration) {
-        // A client learns that the store failed and its code, never the database's own message (paths, SQL):
-        // that goes to the log.
-        @Sendable func unavailable(_ error: StoreError) -> Response {
-            failureLog.record(error, entries: 0)
-            return HTTPReplies.json(503, PostbackReply(.unavailable, reason: "the store failed (\(error.code)); retry later").json)
-        }
         // First, so that it guards every route and the 404s alike, as the event-loop path does for postbacks.
         router.add(middleware: HostRequiredMiddleware())
         for path in configuration.postbackPaths {
@@ -41,6 +49,12 @@ enum CollectorRouter {
                 }
             }
         }
+        addHealth(to: router, store: store, failureLog: failureLog)
+    }
+
+    /// `/healthz`: the store's health and nothing else, on both listeners (a load balancer probes the device port).
+    static func addHealth<Context: RequestContext>(to router: Router<Context>, store: any PostbackStore,
+                                                   failureLog: StoreFailureLog) {
         router.get("/healthz") { _, _ in
             // The store is the part that can fail under a running server (disk, file removed, locked database).
             guard let problem = await store.health() else { return HTTPReplies.json(200, #"{"status":"ok"}"#) }
@@ -51,6 +65,19 @@ enum CollectorRouter {
             writer.string("reason", "\(problem.code)")
             return HTTPReplies.json(503, writer.json)
         }
+    }
+
+    /// Adds the operator routes to `router`: `/healthz`, `/metrics`, `/stats`, `GET /postbacks/{transaction-id}`.
+    /// Only for a private listener: the caller adds ``OperatorAccessMiddleware`` ahead of them.
+    static func addAdmin<Context: RequestContext>(to router: Router<Context>, store: any PostbackStore,
+                                                  metrics: CollectorMetrics, failureLog: StoreFailureLog) {
+        // A client learns that the store failed and its code, never the database's own message (paths, SQL):
+        // that goes to the log.
+        @Sendable func unavailable(_ error: StoreError) -> Response {
+            failureLog.record(error, entries: 0)
+            return HTTPReplies.json(503, PostbackReply(.unavailable, reason: "the store failed (\(error.code)); retry later").json)
+        }
+        addHealth(to: router, store: store, failureLog: failureLog)
         router.get("/metrics") { _, _ in
             HTTPReplies.text(200, metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
