@@ -2,7 +2,13 @@ import PostgresNIO
 import SKANStore
 
 /// A batch of accepted postbacks as PostgreSQL parameters: one ``PostgresColumnArray`` per column of
-/// ``PostbackTable/columns``, and the counter names the batch's rows count under.
+/// ``PostbackTable/columns``, rows in the order of their unique key, and the counter names the batch's rows count
+/// under, in the order of their names.
+///
+/// Why key order: the insert locks each row's key as it goes, in the arrays' order. Two collectors given the same
+/// postbacks in different orders each held a key the other was waiting for (`deadlock detected`, 40P01, 7–9 batches
+/// in 20,000); in one order, the second waits for the first and then finds its rows there. Callers map what was
+/// stored back to their entries by key, so the order of the rows is the batch's own business.
 struct BatchRows: Sendable {
     let columns: [PostgresColumnArray]
     /// Each distinct pair of ``PostbackTable/version`` and ``PostbackTable/framework`` in the batch with the counter
@@ -12,7 +18,10 @@ struct BatchRows: Sendable {
     /// not knowing an array parameter's length, compared every stored row with every batch row.
     let counters: [PostgresColumnArray]
 
-    init(_ postbacks: [AcceptedPostback]) {
+    /// The rows of `postbacks`, each given with its ``PostbackTable/uniqueKey`` (read once by the caller), sorted
+    /// by that key.
+    init(_ postbacks: [(key: [ColumnValue], postback: AcceptedPostback)]) {
+        let postbacks = postbacks.sorted { Self.precedes($0.key, $1.key) }.map(\.postback)
         var columns = PostbackTable.columns.map { PostgresColumnArray(kind: $0.kind, capacity: postbacks.count) }
         var counterNames: [[ColumnValue]: String] = [:]
         for postback in postbacks {
@@ -22,12 +31,40 @@ struct BatchRows: Sendable {
         }
         var counters = Self.counterColumns.map { PostgresColumnArray(kind: $0.kind, capacity: counterNames.count) }
         counters.append(PostgresColumnArray(kind: .text, capacity: counterNames.count))
-        for (pair, name) in counterNames {
+        for (pair, name) in counterNames.sorted(by: { $0.value != $1.value ? $0.value < $1.value : Self.precedes($0.key, $1.key) }) {
             for (index, value) in pair.enumerated() { counters[index].append(value) }
             counters[Self.counterColumns.count].append(.text(name))
         }
         self.columns = columns
         self.counters = counters
+    }
+
+    /// Whether key `a` sorts before key `b`: value by value, NULL first, then integers by value, text by its UTF-8
+    /// bytes (not Swift's string order, which holds two spellings of one canonical text equal though PostgreSQL
+    /// keeps both as keys), blobs by their bytes. A total order, the same in every collector.
+    static func precedes(_ a: [ColumnValue], _ b: [ColumnValue]) -> Bool {
+        for (left, right) in zip(a, b) {
+            switch (left, right) {
+            case (.null, .null): continue
+            case (.null, _): return true
+            case (_, .null): return false
+            case (.integer(let x), .integer(let y)): if x != y { return x < y }
+            case (.text(let x), .text(let y)): if !x.utf8.elementsEqual(y.utf8) { return x.utf8.lexicographicallyPrecedes(y.utf8) }
+            case (.blob(let x), .blob(let y)): if x != y { return x.lexicographicallyPrecedes(y) }
+            // A column holds one kind; kinds apart are ordered by kind, to stay total.
+            default: return Self.rank(left) < Self.rank(right)
+            }
+        }
+        return a.count < b.count
+    }
+
+    private static func rank(_ value: ColumnValue) -> Int {
+        switch value {
+        case .null: 0
+        case .integer: 1
+        case .text: 2
+        case .blob: 3
+        }
     }
 
     /// The columns a stored postback's counter name follows from.
@@ -114,6 +151,7 @@ struct CountingBatchInsert: PostgresPreparedStatement {
                 SELECT $1, '\(StatCounter.duplicates)', duplicates FROM (
                     SELECT $2::bigint - (SELECT count(*) FROM stored) AS duplicates) AS d
                 WHERE duplicates > 0
+                ORDER BY 2
                 ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value),
             \(BatchRows.rollupInserts)
             SELECT \(key.joined(separator: ", ")) FROM stored

@@ -19,7 +19,7 @@ extension PostgresPostbackStore {
         var seen: Set<[ColumnValue]> = []
         var firstKeys: [[ColumnValue]?] = []
         firstKeys.reserveCapacity(entries.count)
-        var accepted: [AcceptedPostback] = []
+        var accepted: [(key: [ColumnValue], postback: AcceptedPostback)] = []
         var rejected: [RejectedPostback] = []
         for entry in entries {
             switch entry {
@@ -27,7 +27,7 @@ extension PostgresPostbackStore {
                 let key = PostbackTable.uniqueKey.map { $0.value(postback) }
                 let isFirst = seen.insert(key).inserted
                 firstKeys.append(isFirst ? key : nil)
-                if isFirst { accepted.append(postback) }
+                if isFirst { accepted.append((key, postback)) }
             case .rejected(let refusal):
                 firstKeys.append(nil)
                 rejected.append(refusal)
@@ -36,6 +36,8 @@ extension PostgresPostbackStore {
         let logger = pool.logger
         let collector = collectorName
         let firsts = firstKeys
+        // In key order, so that collectors given the same postbacks lock their keys in one order (see BatchRows);
+        // `firsts` maps what was stored back to the entries' own order.
         let rows = BatchRows(accepted)
         // The common batch (accepted postbacks only) is one statement that also adds the counters; the rest insert,
         // record the refusals, then add the counters. Either way in a transaction of our own, ended by a COMMIT whose
