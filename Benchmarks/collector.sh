@@ -38,8 +38,9 @@ rm -f "$OUT"/bench.sqlite*
 PID=$!
 trap 'kill -TERM $PID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q listening "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done
-PORT=$(grep -o '127.0.0.1:[0-9]*' "$OUT/serve.out" | cut -d: -f2)
+PORT=$(grep -o '127.0.0.1:[0-9]*' "$OUT/serve.out" | head -1 | cut -d: -f2)
 URL="http://127.0.0.1:$PORT"
+ADMIN=$(sed -nE 's/.*admin on (http[^ ]+).*/\1/p' "$OUT/serve.out")
 
 # The reference is measured just before and just after the load and averaged, as Benchmarks/core.sh does: on this
 # shared machine one 3-second window can read 20% off the other.
@@ -49,7 +50,7 @@ openssl_verify() {
 OPENSSL_BEFORE=$(openssl_verify)
 
 # The sum over a counter's series: from 0.9.1 the postback counters carry a framework label.
-metric() { curl -s "$URL/metrics" | awk -v name="$1" '$1 == name || index($1, name "{") == 1 {s += $2} END {print s + 0}'; }
+metric() { curl -s "${ADMIN:-$URL}/metrics" | awk -v name="$1" '$1 == name || index($1, name "{") == 1 {s += $2} END {print s + 0}'; }
 ACCEPTED_BEFORE=$(metric skan_postbacks_accepted_total)
 CPU_BEFORE=$(awk '{print $14 + $15}' /proc/$PID/stat)
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s Benchmarks/post-distinct.lua "$URL/postbacks" \

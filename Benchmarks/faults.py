@@ -87,9 +87,11 @@ class Server:
         self.port = None
         while time.monotonic() < deadline and self.process.poll() is None:
             with open(self.out.name) as f:
-                match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", f.read())
-            if match:
-                self.port = int(match.group(1))
+                text = f.read()
+            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", text)
+            admin = re.search(r"admin on http://127\.0\.0\.1:(\d+)", text)  # /stats is on the admin port
+            if match and admin:
+                self.port, self.admin_port = int(match.group(1)), int(admin.group(1))
                 break
             time.sleep(0.05)
         if self.port is None:
@@ -603,7 +605,7 @@ def case_acks(folder, postbacks, router):
         bad_ok = sum(1 for statuses in bad if statuses[:1] == [200])
         half_replies = collections.Counter(tuple(statuses) for statuses in half)
         bad_replies = collections.Counter(tuple(statuses) for statuses in bad)
-        served = stats(server.port)["postbacks"]
+        served = stats(server.admin_port)["postbacks"]
         code = server.stop()
         rows = server.rows()
         figures = (f"half-close: 200 received {half_ok}/{ACK_COUNT} (reply sequences {dict(half_replies)}); "
@@ -679,7 +681,7 @@ def case_flood(folder):
     server = Server(folder, "flood", ["--log-level", "error"])
     try:
         start_sizes = database_bytes(server.db)
-        start_rejected = stats(server.port)["rejected"]
+        start_rejected = stats(server.admin_port)["rejected"]
         counts = collections.Counter()
         worker = threading.Thread(target=flood_worker, args=(server.port, FLOOD_SECONDS, FLOOD_CONNECTIONS, counts))
         started = time.monotonic()
@@ -690,7 +692,7 @@ def case_flood(folder):
         while worker.is_alive() and time.monotonic() < started + FLOOD_SECONDS + 30:
             if time.monotonic() >= next_sample:
                 sizes = database_bytes(server.db)
-                rows = stats(server.port)["rejected"]
+                rows = stats(server.admin_port)["rejected"]
                 total = sum(sizes.values())
                 samples.append((round(time.monotonic() - started), total - previous_total, rows - previous_rows,
                                 sizes))
@@ -700,13 +702,13 @@ def case_flood(folder):
                 next_sample += 10
             time.sleep(0.2)
         worker.join(timeout=30)
-        sizes, rows = database_bytes(server.db), stats(server.port)["rejected"]
+        sizes, rows = database_bytes(server.db), stats(server.admin_port)["rejected"]
         if rows != previous_rows:  # the last, partial interval
             total = sum(sizes.values())
             samples.append((round(time.monotonic() - started), total - previous_total, rows - previous_rows, sizes))
             log(f"  t={samples[-1][0]} s: +{(total - previous_total) / 1e6:.1f} MB, +{rows - previous_rows} kept")
         running_sizes = database_bytes(server.db)
-        kept = stats(server.port)
+        kept = stats(server.admin_port)
         code = server.stop()
         closed_sizes = database_bytes(server.db)
         rows = server.rows(rejected=True)
