@@ -11,7 +11,7 @@ import SKANStore
 /// store's read side through the same report requests as `skan report`.
 ///
 /// Private: it shows business data, so it is served on a listener of its own, on loopback unless a bearer token
-/// guards it (see ``BearerTokenMiddleware``).
+/// guards it (``DashboardServer``, under SKANHTTP's `OperatorAccess`).
 public struct Dashboard: Sendable {
     /// Where Debian's `libjs-chart.js` puts Chart.js's browser build.
     public static let debianChartJS = "/usr/share/javascript/chart.js/chart.min.js"
