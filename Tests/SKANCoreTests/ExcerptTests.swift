@@ -31,6 +31,15 @@ struct ExcerptTests {
         #expect(Excerpt.printable(String(repeating: "\n", count: 10_000), maximumBytes: 100).utf8.count <= 100)
     }
 
+    @Test("bidirectional overrides and other invisible format characters are escaped, so a line shows its real order",
+          arguments: [0x202E, 0x202D, 0x202A, 0x2066, 0x2067, 0x2068, 0x2069, 0x200E, 0x200F, 0x061C, 0x200B, 0xFEFF])
+    func invisibleFormatCharacters(_ value: UInt32) throws {
+        let scalar = try #require(Unicode.Scalar(value))
+        let line = Excerpt.printable("a\(Character(scalar))gpj.exe", maximumBytes: 512)
+        #expect(line == "a\\u{\(String(value, radix: 16))}gpj.exe")
+        #expect(Excerpt.printable(line, maximumBytes: 512) == line)
+    }
+
     @Test("an unsupported version is quoted in the reason only as an excerpt")
     func unsupportedVersionReason() {
         let version = String(repeating: "9", count: 60_000)

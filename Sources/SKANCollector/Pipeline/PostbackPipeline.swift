@@ -100,6 +100,8 @@ public struct PostbackPipeline: Sendable {
         ]
         if logsBodies {
             metadata["body"] = "\(Excerpt.printable(String(decoding: body, as: UTF8.self), maximumBytes: 4096))"
+            // The line's bound cuts the body again: its length says how much the line does not show.
+            metadata["body-bytes"] = "\(body.count)"
         }
         logger.debug("refused a postback", metadata: metadata)
         return Judged(entry: .rejected(RejectedPostback(verdict: verdict, rawBody: body, receivedAt: receivedAt,

@@ -25,8 +25,10 @@ public enum Excerpt {
 
 
     /// `text` made safe for one log line, then cut: control characters (newlines above all, which would let a
-    /// client start a forged line), DEL, C1 controls and the Unicode line and paragraph separators are written as
-    /// `\n`, `\r`, `\t` or `\u{XX}`. Backslashes stay as they are, so that escaping twice changes nothing.
+    /// client start a forged line), DEL, C1 controls, the Unicode line and paragraph separators and the invisible
+    /// format characters (bidirectional overrides such as U+202E, which make a terminal show a line's text in
+    /// another order than it has, zero-width characters, BOM) are written as `\n`, `\r`, `\t` or `\u{XX}`.
+    /// Backslashes stay as they are, so that escaping twice changes nothing.
     public static func printable(_ text: String, maximumBytes: Int) -> String {
         var needsEscaping = false
         for scalar in text.unicodeScalars where Self.isUnprintable(scalar) {
@@ -49,6 +51,9 @@ public enum Excerpt {
     }
 
     private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+        if scalar.value < 0x7F { return scalar.value < 0x20 }
+        // General category Cf: U+061C, U+200B-U+200F, U+202A-U+202E, U+2060-U+2069, U+FEFF and the rest.
+        return scalar.value <= 0x9F || scalar.value == 0x2028 || scalar.value == 0x2029
+            || scalar.properties.generalCategory == .format
     }
 }
