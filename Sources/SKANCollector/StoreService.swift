@@ -13,9 +13,20 @@ struct StoreService: Service {
     func run() async throws {
         // Cancellation (a shutdown past its deadline) ends the wait too: the store is closed either way.
         try? await gracefulShutdown()
-        do {
-            try await store.close()
-        } catch {
+        // After the deadline this task is cancelled, and the engines' async calls (GRDB's, postgres-nio's) throw
+        // CancellationError before they start: the close ran halfway and `skan serve` exited 1 though nothing was
+        // wrong. So the close runs in a task of its own, which does not inherit the cancellation, awaited here:
+        // the deadline cuts slow clients off, never the store's close.
+        let store = store
+        let closing = Task { () async -> StoreError? in
+            do throws(StoreError) {
+                try await store.close()
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let error = await closing.value {
             throw CollectorError(.serviceFailed, "cannot close the store: \(error.reason)")
         }
     }

@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+import NIOCore
+import SKANStore
+import SKANTestSupport
+import Testing
+@testable import SKANCollector
+
+/// `skan serve --shutdown-timeout`: the deadline cuts slow clients off; it must not cut the store's close short.
+@Suite("Shutdown deadline")
+struct ShutdownDeadlineTests {
+    @Test("a shutdown past its deadline still closes a file store whole and ends without an error")
+    func cleanCloseAfterDeadline() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-deadline-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let store = try SQLitePostbackStore(path: path, durability: .normal)
+        let collector = try Collector(configuration: CollectorConfiguration(port: 0, requestTimeout: .seconds(50),
+                                                                            shutdownTimeout: .milliseconds(300)),
+                                      store: store, verifier: TestPostbacks.verifier, logger: logger)
+        let clock = ContinuousClock()
+        let started = clock.now
+        // Before the fix the store's close ran in the cancelled task and this threw "cannot close the store: ...
+        // CancellationError()": `skan serve` exited 1.
+        let slow = try await collector.serve(whileRunning: { port in
+            let reply = try await RawHTTP.exchange(port: port, RawHTTP.post(TestPostbacks.postback(transactionID: "kept").json,
+                                                                            path: "/postbacks"), responses: 1)
+            #expect(RawHTTP.parse(reply).first?.status == 200)
+            // A client still sending its body when the shutdown starts, and after its deadline.
+            let channel = try await ConnectionLimitTests.open(port)
+            try await channel.channel.writeAndFlush(ByteBuffer(
+                string: "POST /postbacks HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"))
+            try await Task.sleep(for: .milliseconds(100))
+            return channel
+        })
+        try? await slow.channel.close()
+        #expect(clock.now - started < .seconds(20))
+        // Closed whole: the WAL checkpointed into the file and removed, the acknowledged postback there.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let reopened = try await SQLitePostbackStore.open(path: path)
+        #expect(try await reopened.stats().postbacks == 1)
+        try await reopened.close()
+    }
+}
