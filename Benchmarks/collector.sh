@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Collector throughput on loopback: `skan serve` (release build, durable SQLite) under wrk posting distinct valid
-# P-256 postbacks, beside `openssl speed -multi 2 ecdsap256` verify/s measured in the same run.
-# Usage: Benchmarks/collector.sh   (env: SKAN_BIN= DURATION=12 CONNECTIONS=32 THREADS=2 COUNT=400000 DURABILITY=full EVENT_LOOPS=
-#        SERVE_FLAGS=, e.g. SERVE_FLAGS=--postbacks-via-router to measure Hummingbird's router path)
+# postbacks shaped like a network's traffic (`skan bench postbacks`: 8 networks, 9,000 source identifiers, tiers,
+# windows, 64 values, non-winning, redownloads; SHAPE=single-key for the old best case of one repeated key), beside
+# `openssl speed -multi 2 ecdsap256` verify/s measured in the same run.
+# Usage: Benchmarks/collector.sh   (env: SKAN_BIN= GEN_BIN= DURATION=12 CONNECTIONS=32 THREADS=2 COUNT=400000 DURABILITY=full
+#        EVENT_LOOPS= SHAPE=traffic AAK_SHARE=0.15 SERVE_FLAGS=, e.g. SERVE_FLAGS=--postbacks-via-router to measure
+#        Hummingbird's router path; GEN_BIN is the build that writes the postbacks, SKAN_BIN's by default, and must
+#        have `skan bench postbacks --shape`; AAK_SHARE=0 for builds from before AdAttributionKit)
 # 32 connections keep the server busy (group commit still batches) without queueing: with a CPU-bound server,
 # latency is connections / rate (Little's law), so 64 only doubled p50 and p99 for the same rate.
 set -euo pipefail
@@ -12,6 +16,8 @@ CONNECTIONS=${CONNECTIONS:-32}
 THREADS=${THREADS:-2}
 EVENT_LOOPS=${EVENT_LOOPS:-}
 COUNT=${COUNT:-400000}
+SHAPE=${SHAPE:-traffic}
+AAK_SHARE=${AAK_SHARE:-0.15}
 DURABILITY=${DURABILITY:-full}
 OUT=bench-out
 mkdir -p "$OUT"
@@ -25,22 +31,28 @@ else
     BIN="$(swift build -c release --show-bin-path)/skan"
 fi
 
-POSTBACKS="$OUT/postbacks-$COUNT.jsonl"
+GEN_BIN=${GEN_BIN:-$BIN}
+POSTBACKS="$OUT/postbacks-$SHAPE-$AAK_SHARE-$COUNT.jsonl"
 if [ ! -s "$POSTBACKS" ]; then
-    echo "signing $COUNT distinct postbacks ..." >&2
-    python3 Benchmarks/make-postbacks.py "$COUNT" Keys/test/simulated-apple-p256-private-key.pem "$POSTBACKS"
+    echo "signing $COUNT distinct postbacks ($SHAPE) ..." >&2
+    if [ "$SHAPE" = single-key ]; then
+        python3 Benchmarks/make-postbacks.py "$COUNT" Keys/test/simulated-apple-p256-private-key.pem "$POSTBACKS"
+    else
+        "$GEN_BIN" bench postbacks --shape traffic --bare --aak-share "$AAK_SHARE" --count "$COUNT" --out "$POSTBACKS"
+    fi
 fi
 
 rm -f "$OUT"/bench.sqlite*
 "$BIN" serve --db "$OUT/bench.sqlite" --port 0 --log-level warning --durability "$DURABILITY" \
     ${EVENT_LOOPS:+--event-loops "$EVENT_LOOPS"} ${SERVE_FLAGS:-} \
-    --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem >"$OUT/serve.out" 2>"$OUT/serve.err" &
+    --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem \
+    $( [ "$AAK_SHARE" = 0 ] || echo --aak-key simulated-apple-aak/0=Keys/test/simulated-apple-aak-public-key.pem ) \
+    >"$OUT/serve.out" 2>"$OUT/serve.err" &
 PID=$!
 trap 'kill -TERM $PID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do grep -q listening "$OUT/serve.out" 2>/dev/null && break; sleep 0.1; done
 PORT=$(grep -o '127.0.0.1:[0-9]*' "$OUT/serve.out" | head -1 | cut -d: -f2)
 URL="http://127.0.0.1:$PORT"
-ADMIN=$(sed -nE 's/.*admin on (http[^ ]+).*/\1/p' "$OUT/serve.out")
 
 # The reference is measured just before and just after the load and averaged, as Benchmarks/core.sh does: on this
 # shared machine one 3-second window can read 20% off the other.
@@ -49,22 +61,22 @@ openssl_verify() {
 }
 OPENSSL_BEFORE=$(openssl_verify)
 
-# The sum over a counter's series: from 0.9.1 the postback counters carry a framework label.
-metric() { curl -s "${ADMIN:-$URL}/metrics" | awk -v name="$1" '$1 == name || index($1, name "{") == 1 {s += $2} END {print s + 0}'; }
-ACCEPTED_BEFORE=$(metric skan_postbacks_accepted_total)
+# Accepted postbacks are the rows of the fresh database (every request a new postback), counted after the server
+# stops: the same for every build, whichever listener serves its /metrics.
+ACCEPTED_BEFORE=0
 CPU_BEFORE=$(awk '{print $14 + $15}' /proc/$PID/stat)
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s Benchmarks/post-distinct.lua "$URL/postbacks" \
     -- "$POSTBACKS" "$THREADS" >"$OUT/wrk.txt"
 CPU_AFTER=$(awk '{print $14 + $15}' /proc/$PID/stat)
 OPENSSL_AFTER=$(openssl_verify)
 OPENSSL_VERIFY=$(python3 -c "print(round(($OPENSSL_BEFORE + $OPENSSL_AFTER) / 2))")
-ACCEPTED_AFTER=$(metric skan_postbacks_accepted_total)
-RECEIVED=$(metric skan_postbacks_received_total)
-DUPLICATE=$(metric skan_postbacks_duplicate_total)
 RSS_KB=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
 kill -TERM $PID; wait $PID || true
 trap - EXIT
 ROWS=$(sqlite3 "$OUT/bench.sqlite" 'SELECT count(*) FROM postbacks')
+ACCEPTED_AFTER=$ROWS
+RECEIVED=$(awk '/requests in/ {print $1}' "$OUT/wrk.txt")
+REFUSED=$(awk '/Non-2xx/ {print $NF}' "$OUT/wrk.txt")
 
 P50=$(awk '$1 == "50%" {print $2}' "$OUT/wrk.txt")
 P99=$(awk '$1 == "99%" {print $2}' "$OUT/wrk.txt")
@@ -81,7 +93,7 @@ PY
 read -r RATE RATIO CPU_US <"$OUT/rate.txt"
 cat <<REPORT
 collector benchmark ($(date -u +%FT%TZ), $(nproc) cores, durability=$DURABILITY, wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s${EVENT_LOOPS:+, --event-loops $EVENT_LOOPS}${SERVE_FLAGS:+, $SERVE_FLAGS})
-  accepted postbacks/s : $RATE   (accepted $((${ACCEPTED_AFTER%.*} - ${ACCEPTED_BEFORE%.*})), received $RECEIVED, duplicate $DUPLICATE, rows $ROWS)
+  accepted postbacks/s : $RATE   (stored $ROWS of $RECEIVED requests, ${REFUSED:-0} not 2xx; $SHAPE data)
   latency p50 / p99    : $P50 / $P99
   server peak RSS      : $((RSS_KB / 1024)) MB
   server CPU / accepted: $CPU_US µs   (user + system time of skan serve during wrk)

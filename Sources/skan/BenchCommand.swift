@@ -2,13 +2,14 @@ import ArgumentParser
 import Crypto
 import Foundation
 import SKANCore
+import Synchronization
 
 /// `skan bench`: throughput figures for `Benchmarks/`, never part of `swift test`.
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure verify and sign throughput (used by Benchmarks/core.sh).",
-        subcommands: [CoreBench.self, PostbackFileBench.self]
+        subcommands: [CoreBench.self, PostbackFileBench.self, IngestBench.self]
     )
 }
 
@@ -163,38 +164,128 @@ struct CoreBench: ParsableCommand {
 struct PostbackFileBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "postbacks",
-        abstract: "Write COUNT distinct postbacks signed with the simulated Apple key (Keys/test) as JSON lines.")
+        abstract: "Write COUNT distinct postbacks signed with the simulated Apple keys (Keys/test) as JSON lines.",
+        discussion: """
+            --shape traffic (the default) mixes networks, frameworks, thousands of source identifiers, privacy \
+            tiers, windows, values, non-winning postbacks, redownloads and days as a network's traffic does, \
+            signed deterministically: the same --seed gives the same file. --shape single-key repeats one \
+            source identifier and campaign (--version picks the version): a named best case, not the default.
+            """)
+
+    enum Shape: String, ExpressibleByArgument, CaseIterable {
+        case traffic
+        case singleKey = "single-key"
+    }
 
     @Option(help: "How many postbacks.")
     var count = 200_000
 
-    @Option(help: "Postback version (2.0 and 1.0 are P-192, later ones P-256), or aak for AdAttributionKit postbacks.")
+    @Option(help: "traffic (a network's mix, the default) or single-key (one source identifier, a best case).")
+    var shape: Shape = .traffic
+
+    @Option(help: "With --shape single-key: the version (2.0 and 1.0 are P-192, later ones P-256), or aak.")
     var version = "4.0"
+
+    @Option(help: "With --shape traffic: the share of AdAttributionKit postbacks, 0 to 1 (0 for builds before it).")
+    var aakShare = 0.15
+
+    @Option(help: "With --shape traffic: how many days the arrivals spread over.")
+    var days = 30
+
+    @Option(help: "With --shape traffic: the seed.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "With --shape traffic: write bare postbacks (what a device posts) instead of envelopes with send-at-ms.")
+    var bare = false
 
     @Option(help: "Output file.")
     var out: String
 
+    func validate() throws {
+        if count < 0 { throw ValidationError("--count must be 0 or more, got \(count)") }
+        if !(0...1).contains(aakShare) { throw ValidationError("--aak-share must be between 0 and 1, got \(aakShare)") }
+        if days < 1 { throw ValidationError("--days must be at least 1, got \(days)") }
+    }
+
     func run() throws {
         let aak = version == "aak"
-        guard aak || PostbackVersion(rawValue: version) != nil else { throw CLIError("unknown version \(version)") }
+        guard aak || PostbackVersion(rawValue: version) != nil else {
+            throw CLIError("--version: unknown version \(version); expected 1.0, 2.0 ... 4.0 or aak")
+        }
         let version = PostbackVersion(rawValue: version) ?? .v4_0
         guard FileManager.default.createFile(atPath: out, contents: nil) else { throw CLIError("cannot write \(out)") }
         guard let handle = FileHandle(forWritingAtPath: out) else { throw CLIError("cannot write \(out)") }
         defer { try? handle.close() }
+        let traffic = TrafficShape(aakShare: aakShare, days: days)
+        let keys = shape == .traffic ? try TrafficShape.Keys() : nil
+        let cores = ProcessInfo.processInfo.activeProcessorCount
         let chunk = 4096
         var written = 0
         while written < count {
             let size = min(chunk, count - written)
-            let parts = Parallel.map(Array(0..<ProcessInfo.processInfo.activeProcessorCount)) { part -> [[UInt8]] in
-                let share = size / ProcessInfo.processInfo.activeProcessorCount + 1
+            let parts: [[[UInt8]]]
+            if let keys {
+                let first = written
+                parts = Parallel.map(Array(0..<cores)) { part -> [[UInt8]] in
+                    stride(from: first + part, to: first + size, by: cores).map { index in
+                        (try? traffic.line(index, of: count, seed: seed, keys: keys, envelope: !bare)) ?? []
+                    }
+                }
+                // Back in index order: part p holds indexes p, p + cores, …
+                var lines: [[UInt8]] = []
+                for offset in 0..<size { lines.append(parts[offset % cores][offset / cores]) }
+                try write(lines, to: handle)
+                written += lines.count
+                continue
+            }
+            parts = Parallel.map(Array(0..<cores)) { part -> [[UInt8]] in
+                let share = size / cores + 1
                 return (try? aak ? CoreBench.signedAAKPostbacks(count: share)
                             : CoreBench.signedPostbacks(version: version, count: share)) ?? []
             }
-            let lines = parts.joined().prefix(size)
-            var data = Data()
-            for line in lines { data.append(contentsOf: line); data.append(0x0A) }
-            handle.write(data)
+            let lines = Array(parts.joined().prefix(size))
+            try write(lines, to: handle)
             written += lines.count
         }
+    }
+
+    private func write(_ lines: [[UInt8]], to handle: FileHandle) throws {
+        guard !lines.isEmpty, !lines.contains(where: \.isEmpty) else {
+            throw CLIError("cannot sign the benchmark's postbacks with the keys in Keys/test (run from the package's folder)")
+        }
+        var data = Data()
+        for line in lines { data.append(contentsOf: line); data.append(0x0A) }
+        handle.write(data)
+    }
+}
+
+/// `skan ingest` with a synchronous main thread, for Benchmarks/budget.sh.
+///
+/// Why: an async command's main thread parks in libdispatch's signal wait (`sigsuspend`), and valgrind 3.19 crashes
+/// there (every tool, `--tool=none` included), so `skan ingest` cannot be counted under callgrind as it is. This runs
+/// the very same command, parsed from the same arguments, on Swift's concurrency threads while the main thread waits.
+struct IngestBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Run `skan ingest ARGUMENTS...` with the main thread waiting (Benchmarks/budget.sh runs it under valgrind).")
+
+    @Argument(parsing: .captureForPassthrough, help: "The arguments of `skan ingest`.")
+    var arguments: [String] = []
+
+    func run() throws {
+        let arguments = arguments
+        let failure = Mutex<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let command = try IngestCommand.parse(arguments)
+                try await command.run()
+            } catch {
+                failure.withLock { $0 = error }
+            }
+            done.signal()
+        }
+        done.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 }
