@@ -89,7 +89,8 @@ if [[ " $PARTS " == *" sqlite "* ]]; then
         # numbers as the trigger would keep, and it times the migration.
         sqlite3 "$db" "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;
           DROP TRIGGER IF EXISTS postback_rollups_count; DROP TABLE IF EXISTS postback_rollups; DROP TABLE IF EXISTS postback_rollups_by_tier; DROP TABLE IF EXISTS postback_rollups_by_campaign_day;
-          DELETE FROM grdb_migrations WHERE identifier IN ('0006-rollups', '0007-campaign-days');
+          DROP TABLE IF EXISTS rollup_watermark;
+          DELETE FROM grdb_migrations WHERE identifier IN ('0006-rollups', '0007-campaign-days', '0008-rollups-folded');
           WITH RECURSIVE n(i, h, g) AS (SELECT 1, 1, 7 UNION ALL
               SELECT i + 1, (h * 1103515245 + 12345) % 2147483648, (g * 22695477 + 1) % 2147483648 FROM n WHERE i < $ROWS),
           r AS (SELECT i, (h >> 16) % 1000 AS a, (g >> 16) % 1000 AS b, (h >> 6) % 1000 AS c, (g >> 6) % 1000 AS d FROM n),

@@ -36,9 +36,9 @@ struct RollupTests {
             }
         }
 
-        func store() async throws -> any PostbackStore {
+        func store(foldRows: Int = SQLitePostbackStore.defaultFoldRows) async throws -> any PostbackStore {
             switch self {
-            case .sqlite(let path): try await SQLitePostbackStore.open(path: path, durability: .normal)
+            case .sqlite(let path): try await SQLitePostbackStore.open(path: path, durability: .normal, foldRows: foldRows)
             case .postgres(let configuration, _): try await PostgresPostbackStore.open(configuration, capInterval: .seconds(3600))
             }
         }
@@ -63,9 +63,9 @@ struct RollupTests {
                 let queue = try DatabaseQueue(path: path)
                 try queue.write { db in
                     try db.execute(sql: """
-                        DROP TRIGGER postback_rollups_count;
+                        DROP TABLE rollup_watermark;
                         \(PostbackRollup.all.map { "DROP TABLE \($0.name);" }.joined(separator: " "))
-                        DELETE FROM grdb_migrations WHERE identifier IN ('0006-rollups', '0007-campaign-days')
+                        DELETE FROM grdb_migrations WHERE identifier IN ('0006-rollups', '0007-campaign-days', '0008-rollups-folded')
                         """)
                 }
                 try queue.close()
@@ -113,9 +113,12 @@ struct RollupTests {
         return query.splitsByValue ? rows.sorted { "\($0)" < "\($1)" } : rows
     }
 
-    /// The table a statement reads: the word after FROM.
+    /// The table a statement reads: the first word after a FROM that names a table rather than opening a subquery
+    /// (SQLite reads a rollup beside the postbacks not yet folded into it).
     static func table(_ sql: String) -> String? {
-        sql.components(separatedBy: "FROM ").dropFirst().first?.split(whereSeparator: { $0 == " " || $0 == "\n" }).first.map(String.init)
+        sql.components(separatedBy: "FROM ").dropFirst()
+            .compactMap { $0.split(whereSeparator: { $0 == " " || $0 == "\n" }).first.map(String.init) }
+            .first { !$0.hasPrefix("(") }
     }
 
     /// Every query of ``queries`` reads the rollup and gives the rows of the scan; returns the total.
@@ -166,6 +169,58 @@ struct RollupTests {
         #expect(stored + outcomes.filter { $0 == .duplicate }.count == first.count + second.count + 80)
         #expect(stored > 100)
         #expect(try await Self.expectRollupsEqualScan(location, "after writes") == stored)
+    }
+
+    @Test("on SQLite postbacks not yet folded into the rollups are counted from the table; a fold moves them in")
+    func folds() async throws {
+        let location = try Location.make(.sqlite)
+        defer { location.remove() }
+        guard case .sqlite(let path) = location else { return }
+        let (first, second) = try Self.campaigns()
+        // Folds once 64 stored postbacks wait, so that batches of 50 leave some unfolded after every write.
+        let store = try await location.store(foldRows: 64)
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        func folded() async throws -> (watermark: Int, rollup: Int, stored: Int) {
+            try await queue.read { db in
+                (try Int.fetchOne(db, sql: "SELECT folded_through FROM rollup_watermark") ?? -1,
+                 try Int.fetchOne(db, sql: "SELECT COALESCE(sum(postback_count), 0) FROM \(PostbackRollup.withCampaigns.name)") ?? -1,
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM postbacks") ?? -1)
+            }
+        }
+        var stored = 0
+        var sawUnfolded = false, sawFold = false
+        for batch in (first + second).chunked(50).prefix(6) {
+            stored += try await store.write(batch + Array(batch.prefix(5))).filter { $0 == .stored }.count
+            let state = try await folded()
+            #expect(state.stored == stored)
+            // Every rollup holds exactly the postbacks up to the watermark, and fewer than 64 wait past it.
+            #expect(state.rollup == state.watermark, "rows are numbered from 1 and never deleted")
+            #expect(stored - state.watermark < 64)
+            sawUnfolded = sawUnfolded || state.watermark < stored
+            sawFold = sawFold || state.watermark > 0
+            #expect(try await Self.expectRollupsEqualScan(location, "with \(stored - state.watermark) unfolded") == stored)
+        }
+        #expect(sawUnfolded && sawFold)
+        try await store.close()
+        let closed = try await folded()
+        #expect(closed.watermark == stored && closed.rollup == stored, "a clean close folds the rest")
+    }
+
+    @Test("on SQLite two stores writing one file fold each postback once")
+    func twoWritersOneFile() async throws {
+        let location = try Location.make(.sqlite)
+        defer { location.remove() }
+        let (first, second) = try Self.campaigns()
+        let a = try await location.store(foldRows: 30), b = try await location.store(foldRows: 45)
+        var stored = 0
+        for (index, batch) in (first + second).chunked(40).enumerated() {
+            stored += try await (index % 2 == 0 ? a : b).write(batch).filter { $0 == .stored }.count
+        }
+        #expect(try await Self.expectRollupsEqualScan(location, "two writers, open") == stored)
+        try await a.close()
+        try await b.close()
+        #expect(try await Self.expectRollupsEqualScan(location, "two writers, closed") == stored)
     }
 
     @Test("the migration counts the rows stored before it, and later writes add to them", arguments: Engine.allCases)
@@ -226,7 +281,18 @@ struct RollupTests {
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
         }
         try queue.close()
-        #expect(plan.joined().contains("USING INDEX \(PostbackRollup.withCampaigns.name)_campaign"), "\(plan)")
+        // Its key index, which leads with the campaign (SQLiteRollupFold.conflictTarget).
+        #expect(plan.joined().contains("USING INDEX \(PostbackRollup.withCampaigns.name)_key"), "\(plan)")
+    }
+
+    @Test("the measures read only the columns PostbackRollup.measuredColumns names, which a SQLite fold copies")
+    func measuredColumns() {
+        let conditions = PostbackRollup.measures().map(\.condition).joined(separator: " ")
+        let read = PostbackTable.columns.map(\.name).filter { name in
+            conditions.range(of: "\\b\(name)\\b", options: .regularExpression) != nil
+        }
+        #expect(!read.isEmpty)
+        #expect(Set(read) == Set(PostbackRollup.measuredColumns.map(\.name)))
     }
 
     @Test("a query the rollup does not cover reads the postbacks")

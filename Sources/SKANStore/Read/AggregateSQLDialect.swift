@@ -16,9 +16,29 @@ public protocol AggregateSQLDialect {
     static func placeholder(_ number: Int) -> String
     /// What follows each position of `ORDER BY`, so that absent values sort first on every engine.
     static var orderSuffix: String { get }
+    /// The condition on a `postbacks` row that it is stored but not yet counted in the rollups, for an engine that
+    /// folds rows into them after their transaction (SQLite); `nil` where every rollup is kept in the transaction
+    /// that stores its rows. A query read from a rollup then adds these rows, so it counts every committed postback.
+    static var unfoldedPostbacks: String? { get }
 }
 
 extension AggregateSQLDialect {
+    public static var unfoldedPostbacks: String? { nil }
+
+    /// What a query reads `rollup` from: the table, or, where the engine folds later, the table and the postbacks not
+    /// yet folded into it, each of those as a rollup row of its own (counts 1 or 0) under the table's column names.
+    public static func source(_ rollup: PostbackRollup) -> String {
+        guard let unfolded = unfoldedPostbacks else { return rollup.name }
+        let key = rollup.key()
+        let counts = [(PostbackRollup.count, "1")]
+            + (rollup.keepsMeasures ? PostbackRollup.measures().map { ($0.name, PostbackRollup.one($0.condition)) } : [])
+        return """
+            (SELECT \((key.map(\.name) + rollup.counts).joined(separator: ", ")) FROM \(rollup.name)
+                UNION ALL SELECT \((key.map { "\($0.value) AS \($0.name)" } + counts.map { "\($0.1) AS \($0.0)" }).joined(separator: ", "))
+                FROM \(PostbackTable.name) WHERE \(unfolded)) AS \(rollup.name)
+            """
+    }
+
     /// The counts of ``AggregateRow``, in its order, over `postbacks`: every row, then each of
     /// ``PostbackRollup/measures(row:)``, the one definition of what each count counts.
     public static var counts: [String] {
@@ -67,7 +87,7 @@ extension AggregateSQLDialect {
                 conditions.append("\(value) IS NULL")
             }
         }
-        let table = rollup?.name ?? PostbackTable.name
+        let table = rollup.map(source) ?? PostbackTable.name
         let sums = rollup.map(counts(over:)) ?? counts
         let sql = """
             SELECT \((select + sums).joined(separator: ", "))

@@ -2,6 +2,9 @@
 enum SQLiteAggregateSQL: AggregateSQLDialect {
     static func placeholder(_ number: Int) -> String { "?" }
 
+    /// The writer folds postbacks into the rollups many at a time (``SQLiteRollupFold``).
+    static let unfoldedPostbacks: String? = SQLiteRollupFold.unfolded
+
     /// SQLite sorts NULL first already.
     static let orderSuffix = ""
 

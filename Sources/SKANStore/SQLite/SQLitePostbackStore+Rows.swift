@@ -22,8 +22,9 @@ extension SQLitePostbackStore {
         """
 
     /// Runs inside the writer's transaction: one insert per entry, the rejection cap, then the counters that
-    /// `stats()` reads, so that they always agree with the rows committed beside them.
-    static func write(_ entries: [StoreEntry], cap: RejectionCap, in db: Database) throws -> [StoreOutcome] {
+    /// `stats()` reads, so that they always agree with the rows committed beside them, and a fold of the rollups
+    /// once `foldRows` postbacks wait for one (``SQLiteRollupFold``).
+    static func write(_ entries: [StoreEntry], cap: RejectionCap, foldRows: Int, in db: Database) throws -> [StoreOutcome] {
         var outcomes: [StoreOutcome] = []
         outcomes.reserveCapacity(entries.count)
         var changes: [String: Int] = [:]
@@ -31,6 +32,7 @@ extension SQLitePostbackStore {
         var insert: Statement?
         var storedByVersion: [String: Int] = [:]
         var rejections = 0
+        var lastID: Int64?
         for entry in entries {
             switch entry {
             case .accepted(let accepted):
@@ -42,6 +44,7 @@ extension SQLitePostbackStore {
                     changes[StatCounter.duplicates, default: 0] += 1
                 } else {
                     outcomes.append(.stored)
+                    lastID = db.lastInsertedRowID
                     storedByVersion[accepted.statsVersion, default: 0] += 1
                 }
             case .rejected(let rejected):
@@ -66,6 +69,7 @@ extension SQLitePostbackStore {
         for (name, change) in changes where change != 0 {
             try add.execute(arguments: [name, change])
         }
+        if let lastID { try SQLiteRollupFold.foldIfDue(lastID: lastID, threshold: foldRows, in: db) }
         return outcomes
     }
 

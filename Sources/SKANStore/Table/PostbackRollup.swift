@@ -46,6 +46,12 @@ public struct PostbackRollup: Sendable {
         ]
     }
 
+    /// The columns ``measures(row:)`` read: what an engine must have at hand to count a row.
+    public static let measuredColumns = [
+        PostbackTable.didWin, PostbackTable.postbackSequenceIndex, PostbackTable.conversionType, PostbackTable.redownload,
+        PostbackTable.conversionValue, PostbackTable.coarseConversionValue,
+    ]
+
     /// The columns of counts a row keeps: ``count``, and the ``measures(row:)`` when it ``keepsMeasures``.
     public var counts: [String] { [Self.count] + (keepsMeasures ? Self.measures().map(\.name) : []) }
 
