@@ -8,8 +8,11 @@ import SKANStore
 /// Why key order: the insert locks each row's key as it goes, in the arrays' order. Two collectors given the same
 /// postbacks in different orders each held a key the other was waiting for (`deadlock detected`, 40P01, 7–9 batches
 /// in 20,000); in one order, the second waits for the first and then finds its rows there. Callers map what was
-/// stored back to their entries by key, so the order of the rows is the batch's own business.
+/// stored back to their entries by key, so the order of the rows is the batch's own business. Ids still follow
+/// arrival, as SQLite's do (exports list rows in id order): the last array is each row's place in the batch, and
+/// the insert numbers the rows in that order before storing them in key order (``stored(from:)``).
 struct BatchRows: Sendable {
+    /// One array per column of ``PostbackTable/columns``, then the rows' places in the batch as it arrived.
     let columns: [PostgresColumnArray]
     /// Each distinct pair of ``PostbackTable/version`` and ``PostbackTable/framework`` in the batch with the counter
     /// its postbacks count under (``AcceptedPostback/statsVersion`` is a function of those two columns): three
@@ -21,11 +24,13 @@ struct BatchRows: Sendable {
     /// The rows of `postbacks`, each given with its ``PostbackTable/uniqueKey`` (read once by the caller), sorted
     /// by that key.
     init(_ postbacks: [(key: [ColumnValue], postback: AcceptedPostback)]) {
-        let postbacks = postbacks.sorted { Self.precedes($0.key, $1.key) }.map(\.postback)
+        let ordered = postbacks.enumerated().sorted { Self.precedes($0.element.key, $1.element.key) }
         var columns = PostbackTable.columns.map { PostgresColumnArray(kind: $0.kind, capacity: postbacks.count) }
+        columns.append(PostgresColumnArray(kind: .integer, capacity: postbacks.count))
         var counterNames: [[ColumnValue]: String] = [:]
-        for postback in postbacks {
+        for (arrival, (_, postback)) in ordered {
             for (index, column) in PostbackTable.columns.enumerated() { columns[index].append(column.value(postback)) }
+            columns[PostbackTable.columns.count].append(.integer(Int64(arrival)))
             let pair = Self.counterColumns.map { $0.value(postback) }
             if counterNames[pair] == nil { counterNames[pair] = StatCounter.postbacksPrefix + postback.statsVersion }
         }
@@ -70,10 +75,29 @@ struct BatchRows: Sendable {
     /// The columns a stored postback's counter name follows from.
     static let counterColumns = [PostbackTable.version, PostbackTable.framework]
 
-    /// `unnest` of the column arrays bound from parameter `first` on, as rows of ``PostbackTable/columns``.
+    /// `unnest` of the column arrays bound from parameter `first` on, as rows of ``PostbackTable/columns`` and the
+    /// row's `arrival`, with its `place` in the arrays (key order).
     static func unnest(from first: Int) -> String {
-        let arrays = PostbackTable.columns.enumerated().map { "$\(first + $0.offset)::\(PostgresSchema.type(of: $0.element.kind))[]" }
-        return "unnest(" + arrays.joined(separator: ", ") + ")"
+        var arrays = PostbackTable.columns.enumerated().map { "$\(first + $0.offset)::\(PostgresSchema.type(of: $0.element.kind))[]" }
+        arrays.append("$\(first + PostbackTable.columns.count)::bigint[]")
+        let names = PostbackTable.columns.map(\.name) + ["arrival", "place"]
+        return "unnest(" + arrays.joined(separator: ", ") + ") WITH ORDINALITY AS batch (" + names.joined(separator: ", ") + ")"
+    }
+
+    /// The CTEs `numbered` and `stored`: the batch's rows given ids in arrival order, then inserted in key order
+    /// (the arrays' order); `stored` is what the insert stored (``returned``), a row whose key was there skipped.
+    /// The id sequence is drawn as the identity column's default would draw it, one number per row, used or not.
+    static func stored(from first: Int) -> String {
+        let names = PostbackTable.columns.map(\.name).joined(separator: ", ")
+        return """
+            numbered AS MATERIALIZED (
+                SELECT nextval((SELECT pg_get_serial_sequence('\(PostbackTable.name)', '\(PostbackTable.id)'))::regclass) AS id, batch.*
+                FROM (SELECT * FROM \(unnest(from: first)) ORDER BY arrival) AS batch),
+            stored AS (
+                INSERT INTO \(PostbackTable.name) (\(PostbackTable.id), \(names)) OVERRIDING SYSTEM VALUE
+                SELECT id, \(names) FROM numbered ORDER BY place
+                ON CONFLICT DO NOTHING RETURNING \(returned.joined(separator: ", ")))
+            """
     }
 
     /// `unnest` of ``counters`` bound from parameter `first` on, as a table `counter` of the ``counterColumns`` and
@@ -135,17 +159,14 @@ struct CountingBatchInsert: PostgresPreparedStatement {
     let rows: BatchRows
 
     static let sql: String = {
-        let names = PostbackTable.columns.map(\.name).joined(separator: ", ")
         let key = PostbackTable.uniqueKey.map(\.name)
         let match = BatchRows.counterColumns.map { "stored.\($0.name) IS NOT DISTINCT FROM counter.\($0.name)" }
         return """
-            WITH stored AS (
-                INSERT INTO \(PostbackTable.name) (\(names)) SELECT * FROM \(BatchRows.unnest(from: 3))
-                ON CONFLICT DO NOTHING RETURNING \(BatchRows.returned.joined(separator: ", "))),
+            WITH \(BatchRows.stored(from: 3)),
             counted AS (
                 INSERT INTO stat_counters (collector, name, value)
                 SELECT $1, counter.name, count(*)
-                FROM stored JOIN \(BatchRows.counterTable(from: 3 + PostbackTable.columns.count)) ON \(match.joined(separator: " AND "))
+                FROM stored JOIN \(BatchRows.counterTable(from: 3 + PostbackTable.columns.count + 1)) ON \(match.joined(separator: " AND "))
                 GROUP BY counter.name
                 UNION ALL
                 SELECT $1, '\(StatCounter.duplicates)', duplicates FROM (
@@ -180,10 +201,7 @@ struct BatchInsert: PostgresPreparedStatement {
     let rows: BatchRows
 
     static let sql: String = """
-        WITH stored AS (
-            INSERT INTO \(PostbackTable.name) (\(PostbackTable.columns.map(\.name).joined(separator: ", ")))
-            SELECT * FROM \(BatchRows.unnest(from: 2))
-            ON CONFLICT DO NOTHING RETURNING \(BatchRows.returned.joined(separator: ", "))),
+        WITH \(BatchRows.stored(from: 2)),
         \(BatchRows.rollupInserts)
         SELECT \(PostbackTable.uniqueKey.map(\.name).joined(separator: ", ")) FROM stored
         """

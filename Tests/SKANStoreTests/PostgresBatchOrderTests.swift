@@ -74,9 +74,31 @@ struct PostgresBatchOrderTests {
             #expect(try Self.column(rows, PostbackTable.transactionID) == ids)
             let windows = try Self.column(rows, PostbackTable.dedupSequenceIndex)
             #expect(windows == Array(repeating: ["0", "1", "2"], count: 6).flatMap { $0 })
+            // The last array gives each row's place in the batch as it came, which the insert numbers ids by.
+            let arrivals = try Self.elements(rows.columns[PostbackTable.columns.count]).map { bytes in
+                Int((bytes ?? []).reduce(Int64(0)) { $0 << 8 | Int64($1) })
+            }
+            #expect(arrivals.map { order[$0].key } == expected.map(\.key))
             // The counters' rows are sorted too: one order in every collector.
             #expect(try Self.elements(rows.counters[BatchRows.counterColumns.count]).count == 1)
         }
+    }
+
+    @Test("ids follow arrival, as SQLite's do, though rows are inserted in key order",
+          .enabled(if: PostgresTestServer.isAvailable, "no PostgreSQL test server (the log says why)"))
+    func idsInArrivalOrder() async throws {
+        let server = try #require(PostgresTestServer.shared)
+        let url = try server.makeDatabase()
+        let store = try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: url))
+        let (template, body) = TestPostbacks.verified()
+        let ids = ["m", "z", "a", "q", "b"]
+        #expect(try await store.write(ids.map { Self.accepted(template, body, dedupID: $0) }) == Array(repeating: .stored, count: 5))
+        // With a refusal: the other statement.
+        #expect(try await store.write([Self.accepted(template, body, dedupID: "y"), StatCounterTests.rejected("malformed"),
+                                       Self.accepted(template, body, dedupID: "c")]) == [.stored, .rejectionRecorded, .stored])
+        let stored = try server.psql(url, "SELECT transaction_id FROM postbacks ORDER BY id").split(separator: "\n").map(String.init)
+        #expect(stored == ids + ["y", "c"])
+        try await store.close()
     }
 
     @Test("the key order is total and strict: no key precedes itself, and of two different keys one comes first")
