@@ -5,8 +5,9 @@
 # units, so start-up, key loading and closing cancel out. Data comes from `skan bench postbacks` (traffic-shaped,
 # deterministic for a seed), never one repeated key.
 #
-#   ingest-instructions   one postback of `skan ingest` into a fresh durable SQLite file: read, verify, the
-#                         collector's store work (insert, counters, rollup folds) and SQLite itself
+#   ingest-instructions   one postback of `skan ingest --batch-size 256` (commits the size of a collector's group
+#                         commits under load) into a fresh durable SQLite file: read, verify, the collector's store
+#                         work (insert, counters, rollup folds) and SQLite itself
 #   store-instructions    the same ingest counted only inside GRDB's transactions (callgrind --toggle-collect):
 #                         the store's share (inserts, counters, rollup folds, commit), where a change to the
 #                         store shows at full size rather than diluted by the verification around it
@@ -61,10 +62,14 @@ traffic() {
     echo "$file"
 }
 
+# Postbacks per transaction: a collector under load commits a few hundred at a time, and what a commit costs (the
+# pages it writes to the WAL) depends on it; skan ingest's default of 4,096 would hide it.
+BATCH=${BATCH:-256}
+
 ingest_run() {
     rm -f "$out/ingest.sqlite" "$out/ingest.sqlite-wal" "$out/ingest.sqlite-shm"
     # `bench ingest` is `skan ingest` with a waiting main thread: valgrind cannot run an async command's main.
-    instructions "$skan" bench ingest --db "$out/ingest.sqlite" "${keys[@]}" "$(traffic "$1")"
+    instructions "$skan" bench ingest --db "$out/ingest.sqlite" --batch-size "$BATCH" "${keys[@]}" "$(traffic "$1")"
 }
 
 # Only inside GRDB's Database.inTransaction (its Swift symbol, mangled): BEGIN, the writer's work, COMMIT.
@@ -74,7 +79,7 @@ store_run() { VALGRIND_FLAGS="--toggle-collect=*GRDB8DatabaseC13inTransaction*" 
 ingest_bytes_run() {
     rm -f "$out/bytes.sqlite" "$out/bytes.sqlite-wal" "$out/bytes.sqlite-shm"
     strace -f -qq -y -s 0 -e trace=write,pwrite64,pwritev,pwritev2 -o "$out/strace.txt" \
-        "$skan" ingest --db "$out/bytes.sqlite" "${keys[@]}" "$(traffic "$1")" >/dev/null 2>&1
+        "$skan" ingest --db "$out/bytes.sqlite" --batch-size "$BATCH" "${keys[@]}" "$(traffic "$1")" >/dev/null 2>&1
     awk '/bytes\.sqlite(-wal)?>/ && / = [0-9]+$/ {s += $NF} END {printf "%.0f", s}' "$out/strace.txt"
 }
 

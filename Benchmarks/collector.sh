@@ -65,9 +65,11 @@ OPENSSL_BEFORE=$(openssl_verify)
 # stops: the same for every build, whichever listener serves its /metrics.
 ACCEPTED_BEFORE=0
 CPU_BEFORE=$(awk '{print $14 + $15}' /proc/$PID/stat)
+WRITTEN_BEFORE=$(awk '/^write_bytes/ {print $2}' /proc/$PID/io)
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s Benchmarks/post-distinct.lua "$URL/postbacks" \
     -- "$POSTBACKS" "$THREADS" >"$OUT/wrk.txt"
 CPU_AFTER=$(awk '{print $14 + $15}' /proc/$PID/stat)
+WRITTEN_AFTER=$(awk '/^write_bytes/ {print $2}' /proc/$PID/io)
 OPENSSL_AFTER=$(openssl_verify)
 OPENSSL_VERIFY=$(python3 -c "print(round(($OPENSSL_BEFORE + $OPENSSL_AFTER) / 2))")
 RSS_KB=$(awk '/VmHWM/ {print $2}' /proc/$PID/status)
@@ -97,6 +99,7 @@ collector benchmark ($(date -u +%FT%TZ), $(nproc) cores, durability=$DURABILITY,
   latency p50 / p99    : $P50 / $P99
   server peak RSS      : $((RSS_KB / 1024)) MB
   server CPU / accepted: $CPU_US µs   (user + system time of skan serve during wrk)
+  written / accepted   : $(( (WRITTEN_AFTER - WRITTEN_BEFORE) / (ROWS > 0 ? ROWS : 1) )) bytes   (the server's write_bytes in /proc during wrk: database, WAL)
   openssl verify/s     : $OPENSSL_VERIFY   (openssl speed -multi 2 -seconds 3 ecdsap256, mean of $OPENSSL_BEFORE before and $OPENSSL_AFTER after)
   ratio                : ${RATIO}x   (target >= 0.4x, p99 < 50 ms, RSS < 300 MB)
   load average         : $(cut -d' ' -f1-3 /proc/loadavg)   (other work on the same cores moves every figure)

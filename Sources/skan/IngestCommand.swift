@@ -27,12 +27,21 @@ struct IngestCommand: AsyncParsableCommand {
         discussion: "send-at puts a simulated campaign on its simulated days, so reports over it are reproducible."))
     var receivedAt: PostbackPipeline.ReceivedTime = .sendAt
 
+    @Option(help: ArgumentHelp(
+        "Records per transaction.",
+        discussion: "Larger batches share each commit and its fsync among more postbacks; a collector's group commits are smaller (hundreds), which Benchmarks/budget.sh mimics."))
+    var batchSize = 4096
+
     @OptionGroup var keys: KeyOptions
 
     @OptionGroup var storage: StorageOptions
 
     @Argument(help: "JSON-lines files; '-' for standard input.")
     var files: [String]
+
+    func validate() throws {
+        if batchSize < 1 { throw ValidationError("--batch-size must be at least 1, got \(batchSize)") }
+    }
 
     func run() async throws {
         let verifier = AttributionVerifier(keyRing: try keys.keyRing())
@@ -48,7 +57,7 @@ struct IngestCommand: AsyncParsableCommand {
             group.addTask { await writer.run() }
             defer { writer.finish() }
             var reader = RecordReader(paths: files)
-            while let batch = try reader.nextBatch() {
+            while let batch = try reader.nextBatch(minimum: batchSize) {
                 let results = await pipeline.ingest(batch.map { Array($0.record.bytes) }, endpoint: "ingest",
                                                     receivedAt: receivedAt)
                 for result in results { counts[result.reply.outcome, default: 0] += 1 }

@@ -16,19 +16,19 @@ public protocol AggregateSQLDialect {
     static func placeholder(_ number: Int) -> String
     /// What follows each position of `ORDER BY`, so that absent values sort first on every engine.
     static var orderSuffix: String { get }
-    /// The condition on a `postbacks` row that it is stored but not yet counted in the rollups, for an engine that
-    /// folds rows into them after their transaction (SQLite); `nil` where every rollup is kept in the transaction
+    /// The condition on a `postbacks` row that it is stored but not yet counted in `rollup`, for an engine that
+    /// folds rows into rollups after their transaction (SQLite); `nil` where every rollup is kept in the transaction
     /// that stores its rows. A query read from a rollup then adds these rows, so it counts every committed postback.
-    static var unfoldedPostbacks: String? { get }
+    static func unfoldedPostbacks(_ rollup: PostbackRollup) -> String?
 }
 
 extension AggregateSQLDialect {
-    public static var unfoldedPostbacks: String? { nil }
+    public static func unfoldedPostbacks(_ rollup: PostbackRollup) -> String? { nil }
 
     /// What a query reads `rollup` from: the table, or, where the engine folds later, the table and the postbacks not
     /// yet folded into it, each of those as a rollup row of its own (counts 1 or 0) under the table's column names.
     public static func source(_ rollup: PostbackRollup) -> String {
-        guard let unfolded = unfoldedPostbacks else { return rollup.name }
+        guard let unfolded = unfoldedPostbacks(rollup) else { return rollup.name }
         let key = rollup.key()
         let counts = [(PostbackRollup.count, "1")]
             + (rollup.keepsMeasures ? PostbackRollup.measures().map { ($0.name, PostbackRollup.one($0.condition)) } : [])

@@ -3,7 +3,7 @@ enum SQLiteAggregateSQL: AggregateSQLDialect {
     static func placeholder(_ number: Int) -> String { "?" }
 
     /// The writer folds postbacks into the rollups many at a time (``SQLiteRollupFold``).
-    static let unfoldedPostbacks: String? = SQLiteRollupFold.unfolded
+    static func unfoldedPostbacks(_ rollup: PostbackRollup) -> String? { SQLiteRollupFold.unfolded(rollup) }
 
     /// SQLite sorts NULL first already.
     static let orderSuffix = ""

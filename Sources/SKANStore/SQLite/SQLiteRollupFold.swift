@@ -1,9 +1,11 @@
 import GRDB
 
-/// How SQLite keeps the per-day rollups: the writer folds the postbacks stored since the last fold into every rollup
-/// at once, in the transaction of the batch that brings them past ``SQLitePostbackStore/foldRows``, and moves a
-/// watermark (`rollup_watermark.folded_through`, the last folded `postbacks.id`) in the same transaction. Reads add
-/// the rows past the watermark (``unfolded``), so every answer still counts exactly the committed postbacks.
+/// How SQLite keeps the per-day rollups: the writer folds the postbacks stored since a rollup's last fold into it, in
+/// the transaction of a batch once ``SQLitePostbackStore/foldRows`` of them wait, and moves that rollup's watermark
+/// (`rollup_watermark.folded_through`, the last folded `postbacks.id`) in the same transaction. One rollup per
+/// batch, the one furthest behind: the three folds then hold up three batches a little each rather than one batch
+/// three times as long, which is what a reply's p99 sees. Reads add the rows past the rollup's watermark
+/// (``unfolded(_:)``), so every answer still counts exactly the committed postbacks.
 ///
 /// Why not a trigger per row: every postback of a network's traffic (thousands of source identifiers, 64 values,
 /// three windows) is a new key of the rollup with campaigns, so each row inserted index entries at random places in
@@ -16,11 +18,13 @@ import GRDB
 /// second process included, as it reads the watermark in its own transaction), counts them. Rows are never deleted
 /// from `postbacks`, so ids only grow; a retention feature that deletes rows must fold first.
 enum SQLiteRollupFold {
-    /// The table holding the watermark, one row.
+    /// The table holding the watermarks, a row per rollup.
     static let watermarkTable = "rollup_watermark"
 
-    /// The condition on a `postbacks` row that it is not yet in the rollups.
-    static let unfolded = "id > (SELECT folded_through FROM \(watermarkTable))"
+    /// The condition on a `postbacks` row that it is not yet in `rollup`.
+    static func unfolded(_ rollup: PostbackRollup) -> String {
+        "id > (SELECT folded_through FROM \(watermarkTable) WHERE rollup = '\(rollup.name)')"
+    }
 
     /// What keeps one row per key in a rollup: its key with every absent value read as an empty blob, a value no
     /// column of `postbacks` holds, because SQLite's unique indexes treat NULLs as distinct and `ON CONFLICT`
@@ -62,16 +66,23 @@ enum SQLiteRollupFold {
         return columns
     }()
 
-    /// Empties ``foldRows`` (making it on a connection's first fold) and copies `?1 < id <= ?2` into it.
-    static let copyStatements = [
+    /// Makes ``foldRows`` and the range it holds (`temp.rollup_fold_range`), on a connection's first fold.
+    static let makeStatements = [
         "CREATE TEMP TABLE IF NOT EXISTS rollup_fold_rows (\(foldColumns.map(\.name).joined(separator: ", ")))",
+        "CREATE TEMP TABLE IF NOT EXISTS rollup_fold_range (after INTEGER NOT NULL, through INTEGER NOT NULL)",
+    ]
+
+    /// Empties ``foldRows``, copies `?1 < id <= ?2` into it, and records that range.
+    static let copyStatements = [
         "DELETE FROM \(foldRows)",
         """
         INSERT INTO \(foldRows) (\(foldColumns.map(\.name).joined(separator: ", ")))
             SELECT \(foldColumns.map { $0.name == PostbackTable.receivedAt.name ? "substr(\($0.name), 1, 10)" : $0.name }
                         .joined(separator: ", "))
-            FROM \(PostbackTable.name) WHERE id > ? AND id <= ?
+            FROM \(PostbackTable.name) WHERE id > ?1 AND id <= ?2
         """,
+        "DELETE FROM temp.rollup_fold_range",
+        "INSERT INTO temp.rollup_fold_range (after, through) VALUES (?1, ?2)",
     ]
 
     /// Counts the rows of ``foldRows`` into `rollup`: the backfill's `GROUP BY`, added to the rows the rollup
@@ -88,40 +99,59 @@ enum SQLiteRollupFold {
             """
     }
 
-    /// Folds when the rows past the watermark, up to `lastID` (the newest id of this transaction), number at least
-    /// `threshold`; returns whether it folded. Runs inside the writer's transaction.
+    /// Folds the rollup furthest behind when at least `threshold` rows wait for it, up to `lastID` (the newest id of
+    /// this transaction); returns whether it folded. Runs inside the writer's transaction.
     @discardableResult
     static func foldIfDue(lastID: Int64, threshold: Int, in db: Database) throws -> Bool {
-        let watermark = try watermark(in: db)
-        guard lastID - watermark >= Int64(max(threshold, 1)) else { return false }
-        try fold(after: watermark, through: lastID, in: db)
+        let marks = try watermarks(in: db)
+        guard let (rollup, watermark) = PostbackRollup.all.map({ ($0, marks[$0.name] ?? 0) }).min(by: { $0.1 < $1.1 }),
+              lastID - watermark >= Int64(max(threshold, 1)) else { return false }
+        try fold(rollup, after: watermark, through: lastID, in: db)
         return true
     }
 
-    /// Folds every row past the watermark: what a clean close leaves behind, so that an older release, which reads
+    /// Folds every row past every watermark: what a clean close leaves behind, so that an older release, which reads
     /// the rollups alone, finds them whole. In steps of `step` ids, so that rows an older release stored without
     /// rollups never fill memory at once.
     static func foldAll(in db: Database, step: Int64 = 65_536) throws {
-        var watermark = try watermark(in: db)
+        let marks = try watermarks(in: db)
         let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM \(PostbackTable.name)") ?? 0
-        while last > watermark {
-            let through = min(last, watermark + step)
-            try fold(after: watermark, through: through, in: db)
-            watermark = through
-        }
-    }
-
-    static func watermark(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT folded_through FROM \(watermarkTable)")) ?? 0
-    }
-
-    private static func fold(after watermark: Int64, through last: Int64, in db: Database) throws {
-        try db.execute(sql: copyStatements[0])
-        try db.cachedStatement(sql: copyStatements[1]).execute()
-        try db.cachedStatement(sql: copyStatements[2]).execute(arguments: [watermark, last])
         for rollup in PostbackRollup.all {
-            try db.cachedStatement(sql: statement(rollup)).execute()
+            var watermark = marks[rollup.name] ?? 0
+            while last > watermark {
+                let through = min(last, watermark + step)
+                try fold(rollup, after: watermark, through: through, in: db)
+                watermark = through
+            }
         }
-        try db.cachedStatement(sql: "UPDATE \(watermarkTable) SET folded_through = ?").execute(arguments: [last])
+    }
+
+    /// Each rollup's watermark by its name.
+    static func watermarks(in db: Database) throws -> [String: Int64] {
+        var marks: [String: Int64] = [:]
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT rollup, folded_through FROM \(watermarkTable)"))
+        while let row = try rows.next() { marks[row[0]] = row[1] }
+        return marks
+    }
+
+    /// Folds the rows after `watermark` into `rollup`, through `last` or, where the rows a previous fold copied start
+    /// at the same watermark and end before `last`, through their end: the three rollups fold one range in turn from
+    /// one copy. The copy and its range are temporary tables, so a transaction that rolls back takes them back too.
+    private static func fold(_ rollup: PostbackRollup, after watermark: Int64, through last: Int64, in db: Database) throws {
+        for statement in makeStatements { try db.execute(sql: statement) }
+        var through = last
+        let copied = try Row.fetchOne(db.cachedStatement(sql: "SELECT after, through FROM temp.rollup_fold_range"))
+        let after: Int64? = copied?[0], end: Int64? = copied?[1]
+        if let after, let end, after == watermark, end <= last {
+            through = end
+        } else {
+            for statement in copyStatements {
+                try db.cachedStatement(sql: statement).execute(arguments: StatementArguments(
+                    statement.contains("?2") ? [watermark, last] : []))
+            }
+        }
+        try db.cachedStatement(sql: statement(rollup)).execute()
+        try db.cachedStatement(sql: "UPDATE \(watermarkTable) SET folded_through = ? WHERE rollup = ?")
+            .execute(arguments: [through, rollup.name])
     }
 }

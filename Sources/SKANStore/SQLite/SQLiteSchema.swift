@@ -157,7 +157,7 @@ enum SQLiteSchema {
         migrator.registerMigration("0008-rollups-folded") { db in
             // The writer folds postbacks into the rollups many at a time (SQLiteRollupFold) instead of a trigger
             // per row: on a network's traffic the trigger cost more than the insert it followed. Every row stored
-            // so far was counted by the trigger, so the watermark starts at the newest; each key index becomes one
+            // so far was counted by the trigger, so each rollup's watermark starts at the newest; each key index becomes one
             // that ON CONFLICT can use (absent values read as an empty blob). The trigger kept one row per key
             // under `IS`, so the new unique index holds.
             // The rollup with campaigns loses its campaign index: its key index now leads with the campaign.
@@ -167,9 +167,17 @@ enum SQLiteSchema {
                 if SQLiteRollupFold.leadsWithCampaign(rollup) { try db.execute(sql: "DROP INDEX \(rollup.name)_campaign") }
             }
             try db.execute(sql: """
-                CREATE TABLE \(SQLiteRollupFold.watermarkTable) (folded_through INTEGER NOT NULL);
-                INSERT INTO \(SQLiteRollupFold.watermarkTable) SELECT COALESCE(max(id), 0) FROM \(PostbackTable.name)
+                CREATE TABLE \(SQLiteRollupFold.watermarkTable) (
+                    rollup TEXT PRIMARY KEY,
+                    folded_through INTEGER NOT NULL
+                ) WITHOUT ROWID
                 """)
+            for rollup in PostbackRollup.all {
+                try db.execute(sql: """
+                    INSERT INTO \(SQLiteRollupFold.watermarkTable) (rollup, folded_through)
+                        SELECT ?, COALESCE(max(id), 0) FROM \(PostbackTable.name)
+                    """, arguments: [rollup.name])
+            }
         }
         return migrator
     }
