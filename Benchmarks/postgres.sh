@@ -2,8 +2,10 @@
 # PostgreSQL on the same two cores: durable ingest over loopback HTTP with one collector and with two on one
 # database, beside `openssl speed -multi 2 ecdsap256` from the same run; then `skan report` and `skan export` over
 # ROWS rows beside psql running the same query and `COPY ... TO STDOUT (FORMAT csv)`. Medians of RUNS runs.
-# Usage: Benchmarks/postgres.sh   (env: SKAN_BIN= SERVE_FLAGS= DURATION=12 CONNECTIONS=128 COUNT=400000 ROWS=10000000 RUNS=3
-#        PARTS="ingest reports")
+# Usage: Benchmarks/postgres.sh   (env: SKAN_BIN= GEN_BIN= SERVE_FLAGS= DURATION=12 CONNECTIONS=128 COUNT=400000
+#        ROWS=10000000 RUNS=3 PARTS="ingest reports" AAK_SHARE=0.15)
+# The postbacks are shaped like a network's traffic (`skan bench postbacks`, written by GEN_BIN, SKAN_BIN's by
+# default); AAK_SHARE=0 for builds from before AdAttributionKit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-12}
@@ -34,11 +36,14 @@ newdb() { "$PSQL" -X -q "$BASE/postgres" -c "CREATE DATABASE $1"; echo "$BASE/$1
 median() { python3 -c 'import statistics, sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 openssl_verify() { openssl speed -multi 2 -seconds 3 ecdsap256 2>/dev/null | grep 'nistp256' | tail -1 | awk '{print $NF}'; }
 
-POSTBACKS="$OUT/postbacks-$COUNT.jsonl"
+AAK_SHARE=${AAK_SHARE:-0.15}
+POSTBACKS="$OUT/postbacks-traffic-$AAK_SHARE-$COUNT.jsonl"
 if [ ! -s "$POSTBACKS" ]; then
     echo "signing $COUNT distinct postbacks ..." >&2
-    python3 Benchmarks/make-postbacks.py "$COUNT" Keys/test/simulated-apple-p256-private-key.pem "$POSTBACKS"
+    "${GEN_BIN:-$BIN}" bench postbacks --shape traffic --bare --aak-share "$AAK_SHARE" --count "$COUNT" --out "$POSTBACKS"
 fi
+AAK_KEY=()
+[ "$AAK_SHARE" = 0 ] || AAK_KEY=(--aak-key simulated-apple-aak/0=Keys/test/simulated-apple-aak-public-key.pem)
 
 # Starts N collectors on one new database, loads them together for DURATION seconds (each wrk gets its share of
 # the connections and a disjoint part of the postbacks), prints "rate p99-ms rows".
@@ -47,7 +52,8 @@ ingest() {
     url=$(newdb "ingest_${collectors}_$RANDOM$RANDOM")
     for index in $(seq "$collectors"); do
         "$BIN" serve --db "$url" --port 0 --log-level warning ${SERVE_FLAGS:-} \
-            --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem >"$OUT/serve-$index.out" 2>"$OUT/serve-$index.err" &
+            --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem "${AAK_KEY[@]}" \
+            >"$OUT/serve-$index.out" 2>"$OUT/serve-$index.err" &
         pids+=($!)
     done
     for index in $(seq "$collectors"); do

@@ -273,6 +273,11 @@ struct IngestBench: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
+        // Passed-through arguments include --help, which `skan ingest` would answer with the root command's help.
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(Self.helpMessage())
+            return
+        }
         let arguments = arguments
         let failure = Mutex<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)
