@@ -21,32 +21,12 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
     public typealias OutboundIn = HTTPResponsePart
     public typealias OutboundOut = HTTPResponsePart
 
-    private enum State {
-        /// Between requests.
-        case idle
-        /// A request that the router answers: its parts pass through until its end.
-        case passing
-        /// Reading a body the responder answers.
-        case reading(Reading)
-        /// Answered before the body was read whole; the rest is read and dropped up to its end (closing then, if
-        /// asked: a connection closed with bytes unread is reset, and the reset can destroy the reply in flight),
-        /// or until `budget` bytes more were dropped, when the connection closes anyway: a client may not make the
-        /// server read an endless body it already refused. (``ConnectionDeadline`` bounds the time.)
-        case discarding(closesAtEnd: Bool, budget: Int)
-        /// The body is with the responder; the reply comes when it answers. Inbound parts queue meanwhile.
-        case waiting
-        /// Answered, and the connection closes: nothing more is read.
-        case closing
-    }
-
-    private struct Reading {
-        let route: String
-        let start: ContinuousClock.Instant
-        let closesAfter: Bool
-        /// The body so far: the first part as the decoder gave it (a small body nearly always comes in one),
-        /// later parts appended to it.
-        var body: ByteBuffer?
-    }
+    // The state types live outside the class: nested in it they would be generic over `Responder` too, and every
+    // copy of the state would go through the runtime's generic metadata and value witnesses. Parts are wrapped and
+    // unwrapped through ``FastPathParts`` for the same reason.
+    private typealias State = FastPathState
+    private typealias Reading = FastPathReading
+    private typealias Ending = FastPathEnding
 
     /// Bytes of a refused body read and dropped at most before the connection is closed.
     static var discardBudget: Int { 1 << 20 }
@@ -69,10 +49,6 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
     /// side closed the connection or answered 400 first, and a device never saw the 200 for a stored postback.
     private var endingsHeld: [Ending] = []
 
-    private enum Ending {
-        case event(Any)
-        case error(any Error)
-    }
     /// The last reply's write, which a close waits for.
     private var replyWritten: EventLoopFuture<Void>?
 
@@ -88,23 +64,23 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
     // MARK: Inbound
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        handle(unwrapInboundIn(data), context: context)
+        handle(FastPathParts.unwrapInboundIn(data), context: context)
     }
 
     private func handle(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
         switch state {
         case .idle:
-            guard case .head(let head) = part else { return context.fireChannelRead(wrapInboundOut(part)) }
+            guard case .head(let head) = part else { return context.fireChannelRead(FastPathParts.wrapInboundOut(part)) }
             if let route = fastRoute(for: head) {
                 begin(head, route: route, context: context)
             } else {
                 routerResponsesOwed += 1
                 state = .passing
-                context.fireChannelRead(wrapInboundOut(part))
+                context.fireChannelRead(FastPathParts.wrapInboundOut(part))
             }
         case .passing:
             if case .end = part { state = .idle }
-            context.fireChannelRead(wrapInboundOut(part))
+            context.fireChannelRead(FastPathParts.wrapInboundOut(part))
         case .reading(var reading):
             switch part {
             case .head:
@@ -199,9 +175,9 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
         headers[.contentLength] = String(body.readableBytes)
         headers[.date] = date.current
         if closes { headers[.connection] = "close" }
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
-        context.write(wrapOutboundOut(.body(body)), promise: nil)
-        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        context.write(FastPathParts.wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
+        context.write(FastPathParts.wrapOutboundOut(.body(body)), promise: nil)
+        let written = context.writeAndFlush(FastPathParts.wrapOutboundOut(.end(nil)))
         replyWritten = written
         if case .discarding = state {
             return
@@ -306,9 +282,53 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
     }
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), routerResponsesOwed > 0 {
+        if case .end = FastPathParts.unwrapOutboundIn(data), routerResponsesOwed > 0 {
             routerResponsesOwed -= 1
         }
         context.write(data, promise: promise)
     }
+}
+
+/// Where an ``EventLoopFastPath`` is in a connection's requests.
+private enum FastPathState {
+    /// Between requests.
+    case idle
+    /// A request that the router answers: its parts pass through until its end.
+    case passing
+    /// Reading a body the responder answers.
+    case reading(FastPathReading)
+    /// Answered before the body was read whole; the rest is read and dropped up to its end (closing then, if
+    /// asked: a connection closed with bytes unread is reset, and the reset can destroy the reply in flight),
+    /// or until `budget` bytes more were dropped, when the connection closes anyway: a client may not make the
+    /// server read an endless body it already refused. (``ConnectionDeadline`` bounds the time.)
+    case discarding(closesAtEnd: Bool, budget: Int)
+    /// The body is with the responder; the reply comes when it answers. Inbound parts queue meanwhile.
+    case waiting
+    /// Answered, and the connection closes: nothing more is read.
+    case closing
+}
+
+private struct FastPathReading {
+    let route: String
+    let start: ContinuousClock.Instant
+    let closesAfter: Bool
+    /// The body so far: the first part as the decoder gave it (a small body nearly always comes in one),
+    /// later parts appended to it.
+    var body: ByteBuffer?
+}
+
+/// What would end a connection, held while a request waits for its answer.
+private enum FastPathEnding {
+    case event(Any)
+    case error(any Error)
+}
+
+/// NIO's typed wrapping of HTTP parts, reached through a type that is not generic. Called on the generic
+/// ``EventLoopFastPath``, NIO's default implementations ran unspecialized: a dynamic cast and generic metadata
+/// lookups for every part read and written. Never instantiated.
+private final class FastPathParts: ChannelDuplexHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
 }

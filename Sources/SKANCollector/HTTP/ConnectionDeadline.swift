@@ -22,7 +22,12 @@ final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestsOpen = 0
     /// A request's head was read and its end not yet.
     private var isReadingRequest = false
-    private var deadline: Scheduled<Void>?
+    /// When the connection closes, or `nil` while nothing is timed.
+    private var closesAt: NIODeadline?
+    /// The one timer and when it fires, which may be before ``closesAt``: a timer that finds the deadline pushed back
+    /// sets itself again for it, one that finds nothing timed ends. Re-arming moves ``closesAt`` only, so a request
+    /// costs no timer: scheduling and cancelling two per request cost some 5 µs of CPU per postback.
+    private var timer: (scheduled: Scheduled<Void>, firesAt: NIODeadline)?
 
     init(idleTimeout: Duration, requestTimeout: Duration) {
         self.idleTimeout = TimeAmount(idleTimeout)
@@ -39,11 +44,11 @@ final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        disarm()
+        stop()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        disarm()
+        stop()
         context.fireChannelInactive()
     }
 
@@ -79,16 +84,40 @@ final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func arm(_ timeout: TimeAmount, context: ChannelHandlerContext) {
-        disarm()
-        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: timeout) {
-            // The whole connection goes: a half-close would leave a socket waiting for a client that stalls.
-            bound.value.close(mode: .all, promise: nil)
+        let deadline = context.eventLoop.now + timeout
+        closesAt = deadline
+        if let timer {
+            if timer.firesAt <= deadline { return }
+            timer.scheduled.cancel()
         }
+        setTimer(firingAt: deadline, context: context)
+    }
+
+    private func setTimer(firingAt deadline: NIODeadline, context: ChannelHandlerContext) {
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let scheduled = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (handler, context) = bound.value
+            handler.timerFired(context: context)
+        }
+        timer = (scheduled, deadline)
+    }
+
+    private func timerFired(context: ChannelHandlerContext) {
+        timer = nil
+        guard let closesAt else { return }
+        if context.eventLoop.now < closesAt { return setTimer(firingAt: closesAt, context: context) }
+        // The whole connection goes: a half-close would leave a socket waiting for a client that stalls.
+        context.close(mode: .all, promise: nil)
     }
 
     private func disarm() {
-        deadline?.cancel()
-        deadline = nil
+        closesAt = nil
+    }
+
+    /// Disarms and drops the timer: the connection is gone.
+    private func stop() {
+        closesAt = nil
+        timer?.scheduled.cancel()
+        timer = nil
     }
 }

@@ -7,7 +7,10 @@ import SKANHTTP
 /// commits. Replies, metrics and what is stored are the router's own (``PostbackRequestRules``,
 /// ``PostbackPipeline``, ``HTTPReplies``); the router serves postbacks instead when
 /// ``CollectorConfiguration/answersPostbacksOnEventLoop`` is off.
-struct PostbackResponder: EventLoopResponder {
+///
+/// A class: ``EventLoopFastPath`` is generic code that reaches its responder through the runtime, which copied a
+/// struct of some twenty references (the pipeline's, the metrics') with a retain and a release each, per request.
+final class PostbackResponder: EventLoopResponder {
     let pipeline: PostbackPipeline
     let metrics: CollectorMetrics
     /// The configured endpoints by their path as the router matches it.

@@ -11,9 +11,9 @@ public struct CollectorMetrics: Sendable {
     /// The registry `GET /metrics` prints.
     public let registry: PrometheusCollectorRegistry
     private let received: CoreMetrics.Counter
-    /// Keyed by framework: SKAdNetwork and AdAttributionKit compete for the same installs, so their shares matter.
-    private let accepted: [Framework: CoreMetrics.Counter]
-    private let duplicate: [Framework: CoreMetrics.Counter]
+    /// By framework: SKAdNetwork and AdAttributionKit compete for the same installs, so their shares matter.
+    private let accepted: ByFramework
+    private let duplicate: ByFramework
     private let storeFailures: CoreMetrics.Counter
     /// Keyed by outcome, version label and framework; made up front so that a body cannot mint new series.
     private let rejected: [String: CoreMetrics.Counter]
@@ -34,13 +34,8 @@ public struct CollectorMetrics: Sendable {
             .milliseconds(500), .seconds(1), .seconds(5),
         ]
         received = CoreMetrics.Counter(label: "skan_postbacks_received_total", factory: factory)
-        func byFramework(_ label: String) -> [Framework: CoreMetrics.Counter] {
-            Dictionary(uniqueKeysWithValues: Framework.allCases.map { framework in
-                (framework, CoreMetrics.Counter(label: label, dimensions: [("framework", framework.rawValue)], factory: factory))
-            })
-        }
-        accepted = byFramework("skan_postbacks_accepted_total")
-        duplicate = byFramework("skan_postbacks_duplicate_total")
+        accepted = ByFramework("skan_postbacks_accepted_total", factory: factory)
+        duplicate = ByFramework("skan_postbacks_duplicate_total", factory: factory)
         storeFailures = CoreMetrics.Counter(label: "skan_store_failures_total", factory: factory)
         var rejected: [String: CoreMetrics.Counter] = [:]
         let refusals = PostbackReply.Outcome.allCases.filter { ![.accepted, .duplicate, .unavailable].contains($0) }
@@ -65,14 +60,35 @@ public struct CollectorMetrics: Sendable {
         let framework = result.framework ?? .skadnetwork
         received.increment()
         switch result.reply.outcome {
-        case .accepted: accepted[framework]?.increment()
-        case .duplicate: duplicate[framework]?.increment()
+        case .accepted: accepted[framework].increment()
+        case .duplicate: duplicate[framework].increment()
         case .unavailable: storeFailures.increment()
         default:
             let label = result.version.flatMap { Self.versionLabels.contains($0) ? $0 : nil } ?? "unknown"
             rejected[result.reply.outcome.rawValue + "|" + label + "|" + framework.rawValue]?.increment()
         }
         latency.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+    }
+
+    /// One counter per framework, found by a switch: a dictionary hashed the framework on every request.
+    private struct ByFramework: Sendable {
+        private let skadnetwork: CoreMetrics.Counter
+        private let adAttributionKit: CoreMetrics.Counter
+
+        init(_ label: String, factory: PrometheusMetricsFactory) {
+            func counter(_ framework: Framework) -> CoreMetrics.Counter {
+                CoreMetrics.Counter(label: label, dimensions: [("framework", framework.rawValue)], factory: factory)
+            }
+            skadnetwork = counter(.skadnetwork)
+            adAttributionKit = counter(.adAttributionKit)
+        }
+
+        subscript(framework: Framework) -> CoreMetrics.Counter {
+            switch framework {
+            case .skadnetwork: skadnetwork
+            case .adAttributionKit: adAttributionKit
+            }
+        }
     }
 
     /// The registry in Prometheus text format.

@@ -47,9 +47,11 @@ public struct PostbackPipeline: Sendable {
     /// Verifies one body on the caller's thread, then queues it for the writer; `completion` receives the result
     /// on the writer's thread once the entry is durable (or refused and recorded).
     public func receive(_ body: [UInt8], endpoint: String, completion: @escaping @Sendable (Result) -> Void) {
-        let judged = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint)
-        writer.submit([judged.entry]) { [self] stored in
-            completion(result(judged, stored.map { $0[0] }))
+        let (storeEntry, basis) = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint)
+        // The closure keeps only what the reply needs: holding the verdict or the pipeline until the commit took
+        // a retain and a release of each of their references, per postback.
+        writer.submit([storeEntry]) { stored in
+            completion(Self.result(basis, stored.map { $0[0] }))
         }
     }
 
@@ -76,20 +78,26 @@ public struct PostbackPipeline: Sendable {
                   receivedAt: judged.1.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         }
         let outcomes = await store(entries.map(\.entry))
-        return entries.enumerated().map { index, entry in result(entry, outcomes.map { $0[index] }) }
+        return entries.enumerated().map { index, entry in Self.result(entry.basis, outcomes.map { $0[index] }) }
     }
 
-    private struct Judged {
-        let entry: StoreEntry
-        let verdict: AttributionVerdict
+    private typealias Judged = (entry: StoreEntry, basis: ReplyBasis)
+
+    /// What a verdict's reply depends on besides the store's outcome.
+    private struct ReplyBasis: Sendable {
+        let version: String?
+        let framework: Framework
+        /// The reply to a refused body, whatever the store does with it; `nil` for a valid one.
+        let refusal: PostbackReply?
     }
 
-    private func entry(for body: [UInt8], verdict: AttributionVerdict, endpoint: String, receivedAt: Date? = nil)
-        -> Judged {
+    private func entry(for body: [UInt8], verdict: consuming AttributionVerdict, endpoint: String,
+                       receivedAt: Date? = nil) -> Judged {
         let receivedAt = receivedAt ?? now()
         if case .valid(let verified) = verdict {
-            return Judged(entry: .accepted(AcceptedPostback(attribution: verified, rawBody: body, receivedAt: receivedAt,
-                                                            endpoint: endpoint)), verdict: verdict)
+            let basis = ReplyBasis(version: verified.fields.frameworkVersion, framework: verified.framework, refusal: nil)
+            return (.accepted(AcceptedPostback(attribution: verified, rawBody: body, receivedAt: receivedAt,
+                                               endpoint: endpoint)), basis)
         }
         // What the client sent is escaped and cut before any handler sees it: a refusal is logged before (or
         // because) its values failed their checks.
@@ -104,8 +112,10 @@ public struct PostbackPipeline: Sendable {
             metadata["body-bytes"] = "\(body.count)"
         }
         logger.debug("refused a postback", metadata: metadata)
-        return Judged(entry: .rejected(RejectedPostback(verdict: verdict, rawBody: body, receivedAt: receivedAt,
-                                                        endpoint: endpoint)), verdict: verdict)
+        let basis = ReplyBasis(version: verdict.version, framework: verdict.framework,
+                               refusal: PostbackReply(refusing: copy verdict))
+        return (.rejected(RejectedPostback(verdict: verdict, rawBody: body, receivedAt: receivedAt, endpoint: endpoint)),
+                basis)
     }
 
     /// The outcomes, or the store's error. The writer's failure observer logs a failure, once per transaction:
@@ -118,17 +128,17 @@ public struct PostbackPipeline: Sendable {
         }
     }
 
-    private func result(_ judged: Judged, _ outcome: Swift.Result<StoreOutcome, StoreError>) -> Result {
-        var result = reply(judged, outcome)
-        result.framework = judged.verdict.framework
+    private static func result(_ basis: ReplyBasis, _ outcome: Swift.Result<StoreOutcome, StoreError>) -> Result {
+        var result = reply(basis, outcome)
+        result.framework = basis.framework
         return result
     }
 
-    private func reply(_ judged: Judged, _ outcome: Swift.Result<StoreOutcome, StoreError>) -> Result {
-        let version = judged.verdict.version
-        guard case .valid = judged.verdict else {
+    private static func reply(_ basis: ReplyBasis, _ outcome: Swift.Result<StoreOutcome, StoreError>) -> Result {
+        let version = basis.version
+        if let refusal = basis.refusal {
             // A refusal is answered 400 even if recording it failed: the client's body is at fault either way.
-            return Result(reply: PostbackReply(refusing: judged.verdict), version: version)
+            return Result(reply: refusal, version: version)
         }
         switch outcome {
         case .success(.stored): return Result(reply: PostbackReply(.accepted), version: version)
