@@ -267,7 +267,9 @@ struct PostbackFileBench: ParsableCommand {
 struct IngestBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest",
-        abstract: "Run `skan ingest ARGUMENTS...` with the main thread waiting (Benchmarks/budget.sh runs it under valgrind).")
+        abstract: "Run `skan ingest ARGUMENTS...` with the main thread waiting (Benchmarks/budget.sh runs it under valgrind).",
+        // A tool of the budget script's, with no options of its own: `skan ingest` documents them.
+        shouldDisplay: false)
 
     @Argument(parsing: .captureForPassthrough, help: "The arguments of `skan ingest`.")
     var arguments: [String] = []
