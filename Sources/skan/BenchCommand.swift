@@ -213,8 +213,7 @@ struct PostbackFileBench: ParsableCommand {
             throw CLIError("--version: unknown version \(version); expected 1.0, 2.0 ... 4.0 or aak")
         }
         let version = PostbackVersion(rawValue: version) ?? .v4_0
-        guard FileManager.default.createFile(atPath: out, contents: nil) else { throw CLIError("cannot write \(out)") }
-        guard let handle = FileHandle(forWritingAtPath: out) else { throw CLIError("cannot write \(out)") }
+        let handle = try LineWriter.open(out)
         defer { try? handle.close() }
         let traffic = TrafficShape(aakShare: aakShare, days: days)
         let keys = shape == .traffic ? try TrafficShape.Keys() : nil
