@@ -1,5 +1,5 @@
 import Foundation
-import SKANCore
+@testable import SKANCore
 import Testing
 
 @Suite("Deterministic signer")
@@ -33,6 +33,18 @@ struct DeterministicSignerTests {
             let message = Array("message \(index)".utf8)
             let signature = try signer.signature(for: message)
             #expect(key.publicKey.isValidSignature(Data(signature), for: message), "message \(index)")
+        }
+    }
+
+    @Test("a batch signs each message as one call does, across batch boundaries and in both forms",
+          arguments: ["p256", "p192"])
+    func batchesMatchOneByOne(curve: String) throws {
+        let signer = try DeterministicSigner(key: try Self.simulatedAppleKey(curve))
+        // Lengths 0, 1, a full batch and one more than two, so the shared inversion runs over every shape.
+        for count in [0, 1, DeterministicSigner.batchLimit, 2 * DeterministicSigner.batchLimit + 1] {
+            let messages = (0..<count).map { Array("postback \($0) of \(count)".utf8) }
+            #expect(try signer.signatures(for: messages) == messages.map { try signer.signature(for: $0) }, "\(count) messages")
+            #expect(try signer.rawSignatures(for: messages) == messages.map { try signer.rawSignature(for: $0) }, "\(count) messages")
         }
     }
 

@@ -43,14 +43,4 @@ enum PostbackBytes {
         precondition(postback.extras.isEmpty, "simulated postbacks carry no extra keys")
         out.append(UInt8(ascii: "}"))
     }
-
-    /// Zero-padded decimal digits.
-    static func appendPadded(_ value: Int64, width: Int, to out: inout [UInt8]) {
-        var divisor: Int64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-            divisor /= 10
-        }
-    }
 }

@@ -56,32 +56,37 @@ public struct SimulatedRecord: Sendable, Hashable {
 
     /// Appends ``envelopeLine`` to a buffer without building strings (it runs for every output line).
     public func appendEnvelopeLine(to line: inout [UInt8]) {
-        line += #"{"send-at":""#.utf8
+        // The fixed parts are static strings, copied whole: a `String`'s UTF-8 view goes in a byte at a time.
+        func literal(_ text: StaticString) { text.withUTF8Buffer { line.append(contentsOf: $0) } }
+        literal(#"{"send-at":""#)
         SimulatedTime.appendISO8601(sendAt, to: &line)
-        line += #"","send-at-ms":"#.utf8
+        literal(#"","send-at-ms":"#)
         JSONWriter.appendInteger(sendAt, to: &line)
-        line += #","destination":"#.utf8
+        literal(#","destination":"#)
         JSONWriter.appendQuoted(destination, to: &line)
-        line += #","recipient":""#.utf8
-        line += recipient.rawValue.utf8
-        line += #"","device":"#.utf8
+        literal(#","recipient":""#)
+        switch recipient {
+        case .adNetwork: literal("ad-network")
+        case .developer: literal("developer")
+        }
+        literal(#"","device":"#)
         JSONWriter.appendInteger(Int64(device), to: &line)
-        line += #","installed-at":""#.utf8
+        literal(#","installed-at":""#)
         SimulatedTime.appendISO8601(installedAt, to: &line)
-        line += #"","launched-at":""#.utf8
+        literal(#"","launched-at":""#)
         SimulatedTime.appendISO8601(launchedAt, to: &line)
-        line += #"","prepared-at":""#.utf8
+        literal(#"","prepared-at":""#)
         SimulatedTime.appendISO8601(preparedAt, to: &line)
         if let lastUpdateAt {
-            line += #"","last-update-at":""#.utf8
+            literal(#"","last-update-at":""#)
             SimulatedTime.appendISO8601(lastUpdateAt, to: &line)
-            line += #"","tier":"#.utf8
+            literal(#"","tier":"#)
         } else {
-            line += #"","last-update-at":null,"tier":"#.utf8
+            literal(#"","last-update-at":null,"tier":"#)
         }
         JSONWriter.appendInteger(Int64(tier), to: &line)
-        line += #","postback":"#.utf8
+        literal(#","postback":"#)
         line += postback
-        line += "}\n".utf8
+        literal("}\n")
     }
 }

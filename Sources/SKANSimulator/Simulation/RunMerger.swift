@@ -86,9 +86,8 @@ struct RunMerger {
             return true
         }
 
-        private func integer<T: FixedWidthInteger>(_ type: T.Type) -> T {
-            var value: T = 0
-            for index in 0..<MemoryLayout<T>.size { value |= T(buffer[position + index]) << (8 * index) }
+        private func integer<T: FixedWidthInteger & BitwiseCopyable>(_ type: T.Type) -> T {
+            let value = buffer.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: T.self)) }
             position += MemoryLayout<T>.size
             return value
         }
@@ -117,12 +116,11 @@ struct RunMerger {
 
     /// Merges the cursors' runs, calling `body` for each record in (send time, run, position) order.
     static func merge(_ cursors: [Cursor], _ body: (Record) throws -> Void) rethrows {
-        // A binary heap of run indices keyed by their current record.
-        var heap: [Int] = []
-        func less(_ a: Int, _ b: Int) -> Bool {
-            let x = cursors[a].current!.sendAt, y = cursors[b].current!.sendAt
-            return x != y ? x < y : a < b
-        }
+        // A binary heap of runs keyed by their current record's send time, the key kept beside the run's index:
+        // reading it through the cursor would copy the record, and its JSON's reference count, per comparison.
+        typealias Entry = (sendAt: Int64, run: Int)
+        var heap: [Entry] = cursors.indices.compactMap { run in cursors[run].current.map { ($0.sendAt, run) } }
+        func less(_ a: Entry, _ b: Entry) -> Bool { a.sendAt != b.sendAt ? a.sendAt < b.sendAt : a.run < b.run }
         func siftDown(_ start: Int) {
             var index = start
             while true {
@@ -135,12 +133,14 @@ struct RunMerger {
                 index = smallest
             }
         }
-        heap = cursors.indices.filter { cursors[$0].current != nil }
         for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
         while let top = heap.first {
-            try body(cursors[top].current!)
-            cursors[top].advance()
-            if cursors[top].current == nil {
+            let cursor = cursors[top.run]
+            try body(cursor.current!)
+            cursor.advance()
+            if let next = cursor.current {
+                heap[0].sendAt = next.sendAt
+            } else {
                 heap[0] = heap[heap.count - 1]
                 heap.removeLast()
             }

@@ -25,22 +25,33 @@ public enum SimulatedTime {
         let days = floorDivide(milliseconds, day)
         let inDay = milliseconds - days * day
         let (year, month, dayOfMonth) = civil(fromDays: days)
-        // Written out rather than looped over a table: an output line now holds five times, and a table is an
-        // allocation per call.
-        PostbackBytes.appendPadded(year, width: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        PostbackBytes.appendPadded(month, width: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        PostbackBytes.appendPadded(dayOfMonth, width: 2, to: &out)
-        out.append(UInt8(ascii: "T"))
-        PostbackBytes.appendPadded(inDay / hour, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        PostbackBytes.appendPadded(inDay / 60_000 % 60, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        PostbackBytes.appendPadded(inDay / 1000 % 60, width: 2, to: &out)
-        out.append(UInt8(ascii: "."))
-        PostbackBytes.appendPadded(inDay % 1000, width: 3, to: &out)
-        out.append(UInt8(ascii: "Z"))
+        // The 24 characters go into a stack buffer, right to left by constant tens, and into `out` in one
+        // append: an output line holds up to five times, and a digit at a time through the array (a uniqueness
+        // and a bounds check each) cost more than the rest of the line.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            func digits(_ value: Int64, _ width: Int, endingAt end: Int) {
+                var rest = UInt64(value)
+                for index in stride(from: end - 1, through: end - width, by: -1) {
+                    text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            digits(year, 4, endingAt: 4)
+            text[4] = UInt8(ascii: "-")
+            digits(month, 2, endingAt: 7)
+            text[7] = UInt8(ascii: "-")
+            digits(dayOfMonth, 2, endingAt: 10)
+            text[10] = UInt8(ascii: "T")
+            digits(inDay / hour, 2, endingAt: 13)
+            text[13] = UInt8(ascii: ":")
+            digits(inDay / 60_000 % 60, 2, endingAt: 16)
+            text[16] = UInt8(ascii: ":")
+            digits(inDay / 1000 % 60, 2, endingAt: 19)
+            text[19] = UInt8(ascii: ".")
+            digits(inDay % 1000, 3, endingAt: 23)
+            text[23] = UInt8(ascii: "Z")
+            out.append(contentsOf: UnsafeBufferPointer(text))
+        }
     }
 
     /// Reads `2026-03-02`, `2026-03-02T14:05:09Z` or `2026-03-02T14:05:09.123Z` (UTC only).

@@ -63,37 +63,63 @@ public struct Simulation: Sendable {
         let order = planned.indices.sorted { a, b in
             planned[a].sendAt != planned[b].sendAt ? planned[a].sendAt < planned[b].sendAt : a < b
         }
+        let signatures = try sign(planned, in: order)
         var encoder = RunMerger.Encoder()
-        for index in order {
+        for (position, index) in order.enumerated() {
             let plan = planned[index]
             let copy = plan.developerCopy ? setup.developerCopyDestination(for: plan.framework) : nil
+            let signature = signatures.signatures[position]
             switch plan.body {
             case .skadnetwork(var postback):
-                let signature: [UInt8]
-                do {
-                    signature = try setup.appleSigner(for: postback.version)
-                        .signature(for: postback.signedString(postback.version.layout).bytes)
-                } catch {
-                    throw SimulatorError(.outputFailure, "cannot sign a postback: \(error.reason)")
-                }
                 postback.attributionSignature = Data(signature).base64EncodedString()
                 encoder.append(plan, copyDestination: copy) { PostbackBytes.append(postback, to: &$0) }
             case .adAttributionKit(let postback):
-                guard let signer = setup.appleAAK else {
-                    throw SimulatorError(.invalidKey, "$.apple-keys.aak: an AdAttributionKit ad won, and the campaign names no key to sign its postback")
-                }
-                var signingInput = setup.aakHeaderSegment
-                postback.appendSigningInput(payloadTo: &signingInput)
-                let signature: [UInt8]
-                do {
-                    signature = try signer.rawSignature(for: signingInput)
-                } catch {
-                    throw SimulatorError(.outputFailure, "cannot sign an AdAttributionKit postback: \(error.reason)")
-                }
+                let signingInput = signatures.inputs[position]
                 encoder.append(plan, copyDestination: copy) { postback.appendBody(signingInput: signingInput, signature: signature, to: &$0) }
             }
         }
         return (encoder.bytes, summary)
+    }
+
+    /// Signs a chunk's postbacks in send order, each signer's in one batch call (which shares the nonce inversion
+    /// among many): the signing inputs and the signatures, by position in `order`.
+    private func sign(_ planned: [PlannedPostback], in order: [Int]) throws(SimulatorError)
+        -> (inputs: [[UInt8]], signatures: [[UInt8]]) {
+        var inputs = [[UInt8]](repeating: [], count: order.count)
+        // Positions for the P-256 signer, the P-192 one, and the AdAttributionKit one.
+        var positions: [[Int]] = [[], [], []]
+        for (position, index) in order.enumerated() {
+            switch planned[index].body {
+            case .skadnetwork(let postback):
+                inputs[position] = postback.signedString(postback.version.layout).bytes
+                positions[postback.version.curve == .p192 ? 1 : 0].append(position)
+            case .adAttributionKit(let postback):
+                guard setup.appleAAK != nil else {
+                    throw SimulatorError(.invalidKey, "$.apple-keys.aak: an AdAttributionKit ad won, and the campaign names no key to sign its postback")
+                }
+                var signingInput = setup.aakHeaderSegment
+                postback.appendSigningInput(payloadTo: &signingInput)
+                inputs[position] = signingInput
+                positions[2].append(position)
+            }
+        }
+        var signatures = [[UInt8]](repeating: [], count: order.count)
+        for (signer, group) in positions.enumerated() where !group.isEmpty {
+            let messages = group.map { inputs[$0] }
+            let signed: [[UInt8]]
+            do {
+                switch signer {
+                case 0: signed = try setup.appleP256.signatures(for: messages)
+                case 1: signed = try setup.appleP192.signatures(for: messages)
+                default: signed = try setup.appleAAK!.rawSignatures(for: messages)
+                }
+            } catch {
+                throw SimulatorError(.outputFailure, signer == 2 ? "cannot sign an AdAttributionKit postback: \(error.reason)"
+                                                                 : "cannot sign a postback: \(error.reason)")
+            }
+            for (position, signature) in zip(group, signed) { signatures[position] = signature }
+        }
+        return (inputs, signatures)
     }
 
     /// Runs every chunk on all cores, then calls `emit` for each record in send-time order (a developer copy
