@@ -172,7 +172,7 @@ final class DashboardProcess: Sendable {
         // "skan dashboard: http://127.0.0.1:PORT/" (or the marker's line) once it listens.
         var text = ""
         while !(text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains { $0.contains(marker) }) {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = SkanProcess.readAvailable(out.fileHandleForReading.fileDescriptor)
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }

@@ -33,6 +33,18 @@ struct SkanProcess {
         return packageRoot.appendingPathComponent(".build/debug/skan")
     }()
 
+    /// What a pipe has to read now (waiting for the first byte), empty at its end. Why not `FileHandle.availableData`:
+    /// it stops the whole test process with a fatal error when a signal interrupts the read (EINTR), as happened
+    /// in a full run beside the PostgreSQL suites' child processes.
+    static func readAvailable(_ descriptor: Int32) -> Data {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count >= 0 { return Data(buffer[0..<count]) }
+            if errno != EINTR { return Data() }
+        }
+    }
+
     /// A new, empty folder under the temporary directory; the caller removes it.
     static func makeTemporaryFolder(_ prefix: String) throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
