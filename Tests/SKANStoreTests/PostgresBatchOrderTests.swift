@@ -134,7 +134,7 @@ struct PostgresBatchOrderTests {
             }
             // A refusal in some rounds takes the other statement (BatchInsert, counters added after it).
             var other = round % 2 == 0 ? Array(batch.reversed()) : batch.shuffled(using: &generator)
-            if round % 4 == 3 { other.insert(StatCounterTests.rejected("malformed"), at: 1_000) }
+            if round % 4 == 3 { other.insert(StatCounterTests.rejected("malformed"), at: other.count / 2) }
             let reordered = other
             async let one = first.write(batch)
             async let two = second.write(reordered)
