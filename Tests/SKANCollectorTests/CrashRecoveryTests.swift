@@ -107,11 +107,13 @@ final class ServerProcess: @unchecked Sendable {
     /// What the server logs, readable once it has exited.
     let errors = Pipe()
 
-    init(binary: String, database: String, logLevel: String = "warning") throws {
+    /// `extraArguments` go to `skan serve` after the ones every test needs (e.g. `--log-bodies`).
+    init(binary: String, database: String, logLevel: String = "warning", extraArguments: [String] = []) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["serve", "--db", database, "--port", "0", "--log-level", logLevel, "--apple-key-p256",
                              TestPostbacks.keys.appendingPathComponent("simulated-apple-p256-public-key.pem").path]
+            + extraArguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -12,24 +12,10 @@ struct LogBodiesTests {
     func boundedEscapedLines() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-logbodies-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CrashRecoveryTests.binary)
-        process.arguments = ["serve", "--db", path, "--port", "0", "--log-level", "debug", "--log-bodies", "--apple-key-p256",
-                             TestPostbacks.keys.appendingPathComponent("simulated-apple-p256-public-key.pem").path]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        var text = ""
-        while text.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression) == nil {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        let found = try #require(text.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression))
-        let port = try #require(Int(text[found].split(separator: ":").last ?? ""))
+        let server = try ServerProcess(binary: CrashRecoveryTests.binary, database: path, logLevel: "debug",
+                                       extraArguments: ["--log-bodies"])
+        defer { if server.process.isRunning { server.process.terminate() } }
+        let port = server.port
 
         // Malformed (no app-id, no signature): refused and logged at debug with its body.
         let body = "{\"version\":\"4.0\",\"ad-network-id\":\"\u{202E}gpj.exe\",\"transaction-id\":\"t\u{202E}\u{200F}x\","
@@ -41,14 +27,9 @@ struct LogBodiesTests {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
         #expect(response.status == .badRequest)
         _ = try await response.body.collect(upTo: 4096)
-        kill(process.processIdentifier, SIGTERM)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        server.kill(SIGTERM)
+        await server.waitUntilExit()
+        let log = server.log()
         let lines = log.split(separator: "\n")
         let refusal = try #require(lines.first { $0.contains("refused a postback") }, "\(log)")
         #expect(lines.allSatisfy { $0.utf8.count + 1 <= 512 }, "\(lines.map(\.utf8.count))")
