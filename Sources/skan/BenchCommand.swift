@@ -222,27 +222,20 @@ struct PostbackFileBench: ParsableCommand {
         var written = 0
         while written < count {
             let size = min(chunk, count - written)
-            let parts: [[[UInt8]]]
+            let lines: [[UInt8]]
             if let keys {
-                let first = written
-                parts = Parallel.map(Array(0..<cores)) { part -> [[UInt8]] in
-                    stride(from: first + part, to: first + size, by: cores).map { index in
-                        (try? traffic.line(index, of: count, seed: seed, keys: keys, envelope: !bare)) ?? []
-                    }
+                // One postback per index, in index order (Parallel.map keeps it).
+                lines = Parallel.map(Array(written..<written + size)) { index in
+                    (try? traffic.line(index, of: count, seed: seed, keys: keys, envelope: !bare)) ?? []
                 }
-                // Back in index order: part p holds indexes p, p + cores, …
-                var lines: [[UInt8]] = []
-                for offset in 0..<size { lines.append(parts[offset % cores][offset / cores]) }
-                try write(lines, to: handle)
-                written += lines.count
-                continue
+            } else {
+                let parts = Parallel.map(Array(0..<cores)) { _ -> [[UInt8]] in
+                    let share = size / cores + 1
+                    return (try? aak ? CoreBench.signedAAKPostbacks(count: share)
+                                : CoreBench.signedPostbacks(version: version, count: share)) ?? []
+                }
+                lines = Array(parts.joined().prefix(size))
             }
-            parts = Parallel.map(Array(0..<cores)) { part -> [[UInt8]] in
-                let share = size / cores + 1
-                return (try? aak ? CoreBench.signedAAKPostbacks(count: share)
-                            : CoreBench.signedPostbacks(version: version, count: share)) ?? []
-            }
-            let lines = Array(parts.joined().prefix(size))
             try write(lines, to: handle)
             written += lines.count
         }
