@@ -2,12 +2,16 @@
 """What keeping the per-day rollups costs SQLite per inserted row, and ways of keeping them, in sqlite3's own terms.
 
 Usage: Benchmarks/rollup-trigger.py VARIANT ROWS BATCH   (REPEATS=1 in the environment: the collector benchmark's
-keys, one campaign and 64 values, instead of keys that are nearly all new)
+keys, one campaign and 64 values, instead of keys that are nearly all new; DAYS=1 puts the rows on one day, as a
+collector's arrivals are, instead of 30)
 
 VARIANT: none (no rollups), current (the trigger of migration 0006: UPDATE, then INSERT when nothing changed),
 current-noidx (without the campaign index), exprupsert (a trigger doing INSERT ... ON CONFLICT DO UPDATE on a
 NULL-free expression key), upsert / upsert-noidx (the same on one concatenated text key), batchupsert (no trigger:
-one set-based upsert per rollup after each batch).
+one set-based upsert per rollup after each batch), foldN (no trigger: one set-based upsert per rollup, into a
+NULL-free expression key, once N rows wait: what SQLiteRollupFold does, e.g. fold2048).
+Commits run with synchronous=FULL. Prints the process's CPU time and the bytes it wrote (/proc/self/io) per row,
+and for foldN how long the folds took.
 Prints the process's CPU time per row. The tables mirror the columns the rollups read, not the whole postbacks table.
 """
 import sqlite3, random, time, os, sys
@@ -30,6 +34,12 @@ def target_of(k):
 def setup(db, variant):
     db.executescript(f"PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; CREATE TABLE postbacks ({COLS});")
     if variant == "none": return
+    if variant.startswith("fold"):
+        for name, cols, tier in [("r1", R1, True), ("r2", R2, False)]:
+            k = keys(cols, tier, "")
+            db.executescript(f"CREATE TABLE {name} ({', '.join(n for n,_ in k)}, cnt INTEGER NOT NULL); CREATE UNIQUE INDEX {name}_key ON {name} ({target_of(k)});")
+        db.execute(f"CREATE INDEX r2_campaign ON r2 ({CAMP})")
+        return
     if variant == "batchupsert":
         for name, cols, tier in [("r1", R1, True), ("r2", R2, False)]:
             k = keys(cols, tier, "")
@@ -65,7 +75,7 @@ def rows(n, seed):
                  "2026-10-01T12:00:00.000Z", "skadnetwork", "download") for i in range(n)]
     out = []
     for i in range(n):
-        day = rnd.randrange(30); digits = rnd.choice([2,3,4,4]); sid = str(rnd.randrange(10**(digits-1), 10**digits) % (10**digits))
+        day = rnd.randrange(int(os.environ.get('DAYS','30'))); digits = rnd.choice([2,3,4,4]); sid = str(rnd.randrange(10**(digits-1), 10**digits) % (10**digits))
         win = rnd.choices([0,1,2],[60,28,12])[0]
         fine = rnd.randrange(64) if (digits == 4 and win == 0) else None
         coarse = None if fine is not None else rnd.choice(["low","medium","high",None])
@@ -81,15 +91,31 @@ db = sqlite3.connect(path, isolation_level=None)
 setup(db, variant)
 data = rows(n, 1)
 sql = "INSERT INTO postbacks (transaction_id, ad_network_id, dedup_sequence_index, version, campaign_id, source_identifier, redownload, fidelity_type, did_win, postback_sequence_index, conversion_value, coarse_conversion_value, raw_body, received_at, framework, conversion_type) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING"
+def wbytes():
+    return int([l for l in open("/proc/self/io") if l.startswith("write_bytes")][0].split()[1])
+db.execute("PRAGMA synchronous=FULL")
+fold = int(variant[4:]) if variant.startswith("fold") else 0
+mark = 0
+folds = []
+w0 = wbytes()
 t = time.process_time()
 for i in range(0, n, batch):
     db.execute("BEGIN")
     first = db.execute("SELECT COALESCE(max(id),0) FROM postbacks").fetchone()[0]
     for r in data[i:i+batch]: db.execute(sql, r)
+    last = db.execute("SELECT COALESCE(max(id),0) FROM postbacks").fetchone()[0]
+    if fold and (last - mark >= fold or i + batch >= n):
+        t0 = time.perf_counter()
+        for name, cols, tier in [("r1", R1, True), ("r2", R2, False)]:
+            k = keys(cols, tier, "")
+            db.execute(f"INSERT INTO {name} ({', '.join(n for n,_ in k)}, cnt) SELECT {', '.join(v for _,v in k)}, count(*) FROM postbacks WHERE id > ? GROUP BY {', '.join(str(j+1) for j in range(len(k)))} ORDER BY {', '.join(str(j+1) for j in range(len(k)))} ON CONFLICT ({target_of(k)}) DO UPDATE SET cnt = cnt + excluded.cnt", (mark,))
+        mark = last
+        folds.append(time.perf_counter() - t0)
     if variant == "batchupsert":
         for name, cols, tier in [("r1", R1, True), ("r2", R2, False)]:
             k = keys(cols, tier, "")
             db.execute(f"INSERT INTO {name} ({', '.join(n for n,_ in k)}, cnt) SELECT {', '.join(v for _,v in k)}, count(*) FROM postbacks WHERE id > ? GROUP BY {', '.join(str(j+1) for j in range(len(k)))} ON CONFLICT ({target_of(k)}) DO UPDATE SET cnt = cnt + excluded.cnt", (first,))
     db.execute("COMMIT")
 cpu = time.process_time() - t
-print(f"{variant} {n} rows: {cpu/n*1e6:.1f} us/row CPU")
+w = wbytes() - w0
+print(f"{variant} {n} rows batch {batch}: {cpu/n*1e6:.1f} us/row CPU, {w/n:.0f} bytes written/row, fold ms max {max(folds or [0])*1000:.0f} median {sorted(folds or [0])[len(folds)//2]*1000:.0f}")
