@@ -36,9 +36,9 @@ struct RollupTests {
             }
         }
 
-        func store(foldRows: Int = SQLitePostbackStore.defaultFoldRows) async throws -> any PostbackStore {
+        func store(folding: RollupFolding = .default) async throws -> any PostbackStore {
             switch self {
-            case .sqlite(let path): try await SQLitePostbackStore.open(path: path, durability: .normal, foldRows: foldRows)
+            case .sqlite(let path): try await SQLitePostbackStore.open(path: path, durability: .normal, folding: folding)
             case .postgres(let configuration, _): try await PostgresPostbackStore.open(configuration, capInterval: .seconds(3600))
             }
         }
@@ -178,7 +178,7 @@ struct RollupTests {
         guard case .sqlite(let path) = location else { return }
         let (first, second) = try Self.campaigns()
         // Folds once 64 stored postbacks wait, so that batches of 50 leave some unfolded after every write.
-        let store = try await location.store(foldRows: 64)
+        let store = try await location.store(folding: .everyBatch(after: 64))
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }
         func folded() async throws -> (watermark: Int, rollup: Int, stored: Int) {
@@ -213,7 +213,8 @@ struct RollupTests {
         let location = try Location.make(.sqlite)
         defer { location.remove() }
         let (first, second) = try Self.campaigns()
-        let a = try await location.store(foldRows: 30), b = try await location.store(foldRows: 45)
+        let a = try await location.store(folding: .everyBatch(after: 30)),
+            b = try await location.store(folding: .everyBatch(after: 45))
         var stored = 0
         for (index, batch) in (first + second).chunked(40).enumerated() {
             stored += try await (index % 2 == 0 ? a : b).write(batch).filter { $0 == .stored }.count

@@ -23,8 +23,10 @@ extension SQLitePostbackStore {
 
     /// Runs inside the writer's transaction: one insert per entry, the rejection cap, then the counters that
     /// `stats()` reads, so that they always agree with the rows committed beside them, and a fold of the rollups
-    /// once `foldRows` postbacks wait for one (``SQLiteRollupFold``).
-    static func write(_ entries: [StoreEntry], cap: RejectionCap, foldRows: Int, in db: Database) throws -> [StoreOutcome] {
+    /// once the rows waiting for one pass ``RollupFolding/backlog`` (``SQLiteRollupFold``). Returns the outcomes and,
+    /// when it stored a postback, the newest id and the lowest rollup watermark.
+    static func write(_ entries: [StoreEntry], cap: RejectionCap, folding: RollupFolding,
+                      in db: Database) throws -> ([StoreOutcome], written: (lastID: Int64, watermark: Int64)?) {
         var outcomes: [StoreOutcome] = []
         outcomes.reserveCapacity(entries.count)
         var changes: [String: Int] = [:]
@@ -69,8 +71,14 @@ extension SQLitePostbackStore {
         for (name, change) in changes where change != 0 {
             try add.execute(arguments: [name, change])
         }
-        if let lastID { try SQLiteRollupFold.foldIfDue(lastID: lastID, threshold: foldRows, in: db) }
-        return outcomes
+        guard let lastID else { return (outcomes, nil) }
+        // Past the backlog, steps until it is not: one step per batch could fall behind batches larger than a third
+        // of a step (`skan ingest` writes 4,096 at once), and what a read adds would then grow without bound.
+        var fold = try SQLiteRollupFold.foldIfDue(lastID: lastID, threshold: folding.backlog, step: folding.step, in: db)
+        while fold.folded && lastID - fold.watermark >= Int64(folding.backlog) {
+            fold = try SQLiteRollupFold.foldIfDue(lastID: lastID, threshold: folding.backlog, step: folding.step, in: db)
+        }
+        return (outcomes, (lastID, fold.watermark))
     }
 
     /// Deletes the oldest refusals past the cap. Ids only grow and only the oldest are deleted, so the rows kept

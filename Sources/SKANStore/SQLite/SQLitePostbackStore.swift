@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SKANCore
+import Synchronization
 
 /// The default ``PostbackStore``: one SQLite file in WAL mode, through GRDB.
 ///
@@ -15,18 +16,17 @@ public final class SQLitePostbackStore: PostbackStore {
     /// The file opened at `path`, to notice when the path leads elsewhere (the file or its folder removed, or
     /// another file moved in): SQLite would go on writing to the open, unlinked file and lose every postback.
     private let identity: FileIdentity?
-    /// How many stored postbacks wait before a write folds them into the rollups (``SQLiteRollupFold``).
-    public let foldRows: Int
-    /// The default of ``foldRows``. A larger fold costs less per postback (pages it touches go to the WAL once)
-    /// but holds up the batches behind it longer: 1,024 rows took 18 ms and 26 µs a row, 4,096 rows 44 ms and
-    /// 20 µs a row, against 36 µs a row for a trigger per row (Benchmarks/rollup-trigger.py); 2,048 keeps a
-    /// fold under about 30 ms, well inside a 50 ms p99.
-    public static let defaultFoldRows = 2048
+    /// When the writer folds stored postbacks into the rollups (``SQLiteRollupFold``).
+    public let folding: RollupFolding
+    /// The newest postback id this store wrote and the lowest watermark it last saw: a hint that spares an idle
+    /// writer a transaction when too few rows wait. Another process writing the file folds its own rows; the fold
+    /// itself reads the watermarks in its transaction.
+    private let foldHint = Mutex((lastID: Int64(0), watermark: Int64(0)))
 
     /// Opens (creating when missing) the database at `path`, without touching its schema: run ``migrate()``
     /// before the first write (the collector runs it before its server starts), or use ``open(path:durability:rejectionCap:)``.
     public init(path: String, durability: SQLiteDurability = .full, rejectionCap: RejectionCap = RejectionCap(),
-                foldRows: Int = SQLitePostbackStore.defaultFoldRows) throws(StoreError) {
+                folding: RollupFolding = .default) throws(StoreError) {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)")
@@ -45,16 +45,16 @@ public final class SQLitePostbackStore: PostbackStore {
             throw StoreError(.cannotOpen, "cannot open the database \(path): \(error)")
         }
         cap = rejectionCap
-        self.foldRows = foldRows
+        self.folding = folding
         self.path = path
         identity = FileIdentity(path: path)
     }
 
     /// Opens the database at `path` and brings its schema up to date: what a command that writes at once needs.
     public static func open(path: String, durability: SQLiteDurability = .full, rejectionCap: RejectionCap = RejectionCap(),
-                            foldRows: Int = SQLitePostbackStore.defaultFoldRows) async throws(StoreError) -> SQLitePostbackStore {
+                            folding: RollupFolding = .default) async throws(StoreError) -> SQLitePostbackStore {
         let store = try SQLitePostbackStore(path: path, durability: durability, rejectionCap: rejectionCap,
-                                            foldRows: foldRows)
+                                            folding: folding)
         try await store.migrate()
         return store
     }
@@ -62,14 +62,14 @@ public final class SQLitePostbackStore: PostbackStore {
     /// A store in memory, for tests: nothing survives the process. Its schema is made at once: no other
     /// process can share a private in-memory database, so there is nothing to wait for.
     public init(inMemoryWith rejectionCap: RejectionCap = RejectionCap(),
-                foldRows: Int = SQLitePostbackStore.defaultFoldRows) throws(StoreError) {
+                folding: RollupFolding = .default) throws(StoreError) {
         do {
             database = try DatabaseQueue()
         } catch {
             throw StoreError(.cannotOpen, "cannot open an in-memory database: \(error)")
         }
         cap = rejectionCap
-        self.foldRows = foldRows
+        self.folding = folding
         path = nil
         identity = nil
         try migrateNow()
@@ -107,11 +107,36 @@ public final class SQLitePostbackStore: PostbackStore {
         // One stat(2) per transaction, beside its fsync: an acknowledgement must never go out for a write into a
         // file that is gone.
         try checkFile()
-        let cap = cap, foldRows = foldRows
+        let cap = cap, folding = folding
         do {
-            return try await database.write { db in try Self.write(entries, cap: cap, foldRows: foldRows, in: db) }
+            let (outcomes, written) = try await database.write { db in
+                try Self.write(entries, cap: cap, folding: folding, in: db)
+            }
+            if let written { foldHint.withLock { $0 = (written.lastID, written.watermark) } }
+            return outcomes
         } catch {
             throw StoreError(.writeFailed, "cannot store \(entries.count) postbacks: \(error)")
+        }
+    }
+
+    /// Folds one step of the rollups when at least ``RollupFolding/idleMinimum`` rows wait: the writer calls it
+    /// when it has nothing to write. Returns whether enough rows still wait for another step.
+    public func maintain() async throws(StoreError) -> Bool {
+        let hint = foldHint.withLock { $0 }
+        guard hint.lastID - hint.watermark >= Int64(folding.idleMinimum) else { return false }
+        try checkFile()
+        let folding = folding
+        do {
+            let state = try await database.write { db -> (last: Int64, watermark: Int64, folded: Bool) in
+                let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM \(PostbackTable.name)") ?? 0
+                let fold = try SQLiteRollupFold.foldIfDue(lastID: last, threshold: folding.idleMinimum,
+                                                          step: folding.step, in: db)
+                return (last, fold.watermark, fold.folded)
+            }
+            foldHint.withLock { $0 = (max($0.lastID, state.last), state.watermark) }
+            return state.folded && state.last - state.watermark >= Int64(folding.idleMinimum)
+        } catch {
+            throw StoreError(.writeFailed, "cannot fold the rollups: \(error)")
         }
     }
 

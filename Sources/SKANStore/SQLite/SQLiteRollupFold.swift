@@ -1,11 +1,13 @@
 import GRDB
 
-/// How SQLite keeps the per-day rollups: the writer folds the postbacks stored since a rollup's last fold into it, in
-/// the transaction of a batch once ``SQLitePostbackStore/foldRows`` of them wait, and moves that rollup's watermark
-/// (`rollup_watermark.folded_through`, the last folded `postbacks.id`) in the same transaction. One rollup per
-/// batch, the one furthest behind: the three folds then hold up three batches a little each rather than one batch
-/// three times as long, which is what a reply's p99 sees. Reads add the rows past the rollup's watermark
-/// (``unfolded(_:)``), so every answer still counts exactly the committed postbacks.
+/// How SQLite keeps the per-day rollups: the writer folds the postbacks stored since a rollup's last fold into it, and
+/// moves that rollup's watermark (`rollup_watermark.folded_through`, the last folded `postbacks.id`) in the same
+/// transaction. It folds when it has nothing to write (``SQLitePostbackStore/maintain()``), and in a batch's
+/// transaction only once the rows waiting pass ``RollupFolding/backlog``: under load the CPU a fold takes is the
+/// ingest rate's, and a network's traffic leaves the writer idle most of the day. One rollup and at most
+/// ``RollupFolding/step`` rows at a time, the rollup furthest behind: a fold then holds up what arrives behind it a
+/// little, which is what a reply's p99 sees. Reads add the rows past the rollup's watermark (``unfolded(_:)``), so
+/// every answer still counts exactly the committed postbacks, and the backlog bounds what they add.
 ///
 /// Why not a trigger per row: every postback of a network's traffic (thousands of source identifiers, 64 values,
 /// three windows) is a new key of the rollup with campaigns, so each row inserted index entries at random places in
@@ -99,15 +101,19 @@ enum SQLiteRollupFold {
             """
     }
 
-    /// Folds the rollup furthest behind when at least `threshold` rows wait for it, up to `lastID` (the newest id of
-    /// this transaction); returns whether it folded. Runs inside the writer's transaction.
+    /// Folds the rollup furthest behind when at least `threshold` rows wait for it: at most `step` of them, up to
+    /// `lastID` (the newest id stored). Returns the lowest watermark after it and whether it folded. Runs inside a
+    /// write transaction.
     @discardableResult
-    static func foldIfDue(lastID: Int64, threshold: Int, in db: Database) throws -> Bool {
+    static func foldIfDue(lastID: Int64, threshold: Int, step: Int,
+                          in db: Database) throws -> (watermark: Int64, folded: Bool) {
         let marks = try watermarks(in: db)
-        guard let (rollup, watermark) = PostbackRollup.all.map({ ($0, marks[$0.name] ?? 0) }).min(by: { $0.1 < $1.1 }),
-              lastID - watermark >= Int64(max(threshold, 1)) else { return false }
-        try fold(rollup, after: watermark, through: lastID, in: db)
-        return true
+        let behind = PostbackRollup.all.map { ($0, marks[$0.name] ?? 0) }
+        guard let (rollup, watermark) = behind.min(by: { $0.1 < $1.1 }) else { return (lastID, false) }
+        guard lastID - watermark >= Int64(max(threshold, 1)) else { return (watermark, false) }
+        let end = lastID - watermark > Int64(step) ? watermark + Int64(step) : lastID
+        let through = try fold(rollup, after: watermark, through: end, in: db)
+        return (behind.map { $0.0.name == rollup.name ? through : $0.1 }.min() ?? through, true)
     }
 
     /// Folds every row past every watermark: what a clean close leaves behind, so that an older release, which reads
@@ -137,7 +143,9 @@ enum SQLiteRollupFold {
     /// Folds the rows after `watermark` into `rollup`, through `last` or, where the rows a previous fold copied start
     /// at the same watermark and end before `last`, through their end: the three rollups fold one range in turn from
     /// one copy. The copy and its range are temporary tables, so a transaction that rolls back takes them back too.
-    private static func fold(_ rollup: PostbackRollup, after watermark: Int64, through last: Int64, in db: Database) throws {
+    @discardableResult
+    private static func fold(_ rollup: PostbackRollup, after watermark: Int64, through last: Int64,
+                             in db: Database) throws -> Int64 {
         for statement in makeStatements { try db.execute(sql: statement) }
         var through = last
         let copied = try Row.fetchOne(db.cachedStatement(sql: "SELECT after, through FROM temp.rollup_fold_range"))
@@ -153,5 +161,6 @@ enum SQLiteRollupFold {
         try db.cachedStatement(sql: statement(rollup)).execute()
         try db.cachedStatement(sql: "UPDATE \(watermarkTable) SET folded_through = ? WHERE rollup = ?")
             .execute(arguments: [through, rollup.name])
+        return through
     }
 }
