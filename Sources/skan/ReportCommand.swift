@@ -13,7 +13,7 @@ struct ReportCommand: AsyncParsableCommand {
             those installs), reengagements (winning first postbacks of AdAttributionKit re-engagements), non_winning, \
             null_values and null_rate (postbacks with no fine or coarse value: null is not zero). With --schema, \
             decoded event counts and revenue low/high/mid. --date install moves each postback to its estimated \
-            install day (arrival minus the device's typical delays; see the README).
+            install day (arrival minus the device's typical delays; see docs/cli/report.md).
             """
     )
 

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 
 extension CommandLineSuites {
-    /// README.md's examples run as printed, and its synopses agree with `skan <command> --help`.
+    /// The examples of README.md and of every page under docs/ run as printed, and the reference pages' synopses
+    /// agree with `skan <command> --help`.
     ///
-    /// The markup these tests read (README.md states it too, in a comment above its first example):
+    /// The markup these tests read (README.md says so in a comment above its examples):
     ///
     /// - An example is a fenced block opened with "```console". A line starting with `$ ` is a command (a line
     ///   ending in `\` continues it on the next line); the lines after it, up to the next command or the end of the
@@ -12,28 +13,44 @@ extension CommandLineSuites {
     /// - The masking rule: in a printed line, `…` matches any run of characters (none included) within that line.
     ///   It stands for what legitimately differs between runs: times, ports, temporary paths, random nonces, ids,
     ///   keys and ECDSA signatures. Everything else must match exactly; trailing blank lines are not compared, and
-///   a printed line's CR before its LF (CSV's line end) is dropped, as a terminal shows none.
+    ///   a printed line's CR before its LF (CSV's line end) is dropped, as a terminal shows none.
     /// - A command ending in ` &` is a server (`skan serve`): it runs in the background, its output is compared
-    ///   once it has printed as many lines as the README shows under it, and it is stopped (SIGTERM) at the end of
-    ///   its block. In such a block the ports 8080, 8443 and 9080 are replaced everywhere by free ports, since they may be
-    ///   taken on the machine running the tests.
+    ///   once it has printed as many lines as the page shows under it, and it is stopped (SIGTERM) at the end of
+    ///   its block. In such a block the ports 8080, 8443 and 9080 are replaced everywhere by free ports, since they
+    ///   may be taken on the machine running the tests.
     ///
-    /// Every block runs in order in one bash session, in a new folder holding links to the package's Keys/ and
-    /// Samples/, with the built `skan` first on PATH and TMPDIR inside the folder (so `skan demo` leaves nothing
-    /// behind). A README with no example fails, as does any example whose output differs.
-    @Suite("README.md")
+    /// Each file's blocks run in order in one bash session, in a new folder holding links to the package's Keys/
+    /// and Samples/, with the built `skan` first on PATH, TMPDIR inside the folder (so `skan demo` leaves nothing
+    /// behind) and COLUMNS=80 (the width `--help` wraps at). So a page makes what its examples need in its own
+    /// blocks. Fewer examples than the floors below fail, as does any example whose output differs.
+    @Suite("README.md and docs/", .serialized)
     struct ReadmeExamplesCLITests {
-        static let readme = SkanProcess.packageRoot.appendingPathComponent("README.md")
+        /// The floors: today 18 files hold 51 blocks of 124 commands; losing many of them is a defect, not a pass.
+        static let minimumDocuments = 16
+        static let minimumBlocks = 40
 
-        @Test("every console example in README.md prints what the README shows")
-        func examplesRunAsPrinted() async throws {
-            let markdown = try String(contentsOf: Self.readme, encoding: .utf8)
-            let blocks = ReadmeExamples.blocks(in: markdown)
-            #expect(!blocks.isEmpty, "README.md has no ```console example")
+        @Test("README.md and docs/ hold at least the floor of console examples, README.md among them")
+        func examplesExist() throws {
+            let documents = DocExamples.documents()
+            let blocks = try documents.map { try DocExamples.blocks(in: DocExamples.read($0)) }
+            let withExamples = zip(documents, blocks).filter { !$0.1.isEmpty }.map(\.0)
+            #expect(withExamples.contains("README.md"), "README.md has no ```console example")
+            #expect(withExamples.count >= Self.minimumDocuments, "only \(withExamples.count) files have examples: \(withExamples)")
+            #expect(blocks.joined().count >= Self.minimumBlocks, "only \(blocks.joined().count) console blocks")
+            for (document, fileBlocks) in zip(documents, blocks) {
+                for block in fileBlocks {
+                    #expect(!block.commands.isEmpty, "\(document) has a console block without a `$ ` command")
+                }
+            }
+        }
+
+        @Test("every console example prints what its page shows", arguments: DocExamples.documents())
+        func examplesRunAsPrinted(document: String) async throws {
+            let blocks = DocExamples.blocks(in: try DocExamples.read(document))
             let commands = blocks.flatMap(\.commands)
-            try #require(!commands.isEmpty, "README.md's console blocks hold no `$ ` command")
+            guard !commands.isEmpty else { return }  // a page without examples; the floors are checked above
 
-            let folder = try SkanProcess.makeTemporaryFolder("skan-readme")
+            let folder = try SkanProcess.makeTemporaryFolder("skan-docs")
             defer { try? FileManager.default.removeItem(at: folder) }
             for name in ["Keys", "Samples"] {
                 try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(name),
@@ -42,22 +59,22 @@ extension CommandLineSuites {
             let tmp = folder.appendingPathComponent("tmp")
             try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
 
-            let ports = ["8080": try ReadmeExamples.freePort(), "8443": try ReadmeExamples.freePort(),
-                         "9080": try ReadmeExamples.freePort()]
-            let script = ReadmeExamples.script(for: blocks, ports: ports)
+            let ports = ["8080": try DocExamples.freePort(), "8443": try DocExamples.freePort(),
+                         "9080": try DocExamples.freePort()]
+            let script = DocExamples.script(for: blocks, ports: ports)
             let output = try await SkanProcess.offThread {
-                try ReadmeExamples.runBash(script, in: folder, tmp: tmp, timeout: 600)
+                try DocExamples.runBash(script, in: folder, tmp: tmp, timeout: 600)
             }
-            let printed = ReadmeExamples.split(output, count: commands.count)
+            let printed = DocExamples.split(output, count: commands.count)
             var index = 0
             for block in blocks {
                 for command in block.commands {
-                    let expected = block.runsServer ? command.expected.map { ReadmeExamples.localize($0, ports: ports) }
+                    let expected = block.runsServer ? command.expected.map { DocExamples.localize($0, ports: ports) }
                                                     : command.expected
                     let actual = index < printed.count ? printed[index] : ["(the session stopped before this command ran)"]
-                    let mismatch = ReadmeExamples.firstMismatch(expected: expected, actual: actual)
+                    let mismatch = DocExamples.firstMismatch(expected: expected, actual: actual)
                     #expect(mismatch == nil, """
-                        README.md line \(command.line): $ \(command.text)
+                        \(document) line \(command.line): $ \(command.text)
                         \(mismatch ?? "")
                         expected:
                         \(expected.joined(separator: "\n"))
@@ -71,306 +88,70 @@ extension CommandLineSuites {
 
         @Test("the masking rule: … matches any run within one line, and nothing else varies")
         func maskingRule() {
-            #expect(ReadmeExamples.matches(pattern: "key …", line: "key MFkwEwYH+/="))
-            #expect(ReadmeExamples.matches(pattern: "to http://127.0.0.1:…/postbacks in … s", line: "to http://127.0.0.1:40123/postbacks in 2.9 s"))
-            #expect(ReadmeExamples.matches(pattern: "a…b", line: "ab"))
-            #expect(!ReadmeExamples.matches(pattern: "a…b", line: "a b c"))
-            #expect(!ReadmeExamples.matches(pattern: "accepted 5", line: "accepted 6"))
-            #expect(ReadmeExamples.firstMismatch(expected: ["one", "…"], actual: ["one"]) != nil, "… never stands for a missing line")
-            #expect(ReadmeExamples.firstMismatch(expected: ["one", ""], actual: ["one"]) == nil, "trailing blank lines are not compared")
+            #expect(DocExamples.matches(pattern: "key …", line: "key MFkwEwYH+/="))
+            #expect(DocExamples.matches(pattern: "to http://127.0.0.1:…/postbacks in … s", line: "to http://127.0.0.1:40123/postbacks in 2.9 s"))
+            #expect(DocExamples.matches(pattern: "a…b", line: "ab"))
+            #expect(!DocExamples.matches(pattern: "a…b", line: "a b c"))
+            #expect(!DocExamples.matches(pattern: "accepted 5", line: "accepted 6"))
+            #expect(DocExamples.firstMismatch(expected: ["one", "…"], actual: ["one"]) != nil, "… never stands for a missing line")
+            #expect(DocExamples.firstMismatch(expected: ["one", ""], actual: ["one"]) == nil, "trailing blank lines are not compared")
         }
 
-        @Test("every option of every subcommand's --help appears, with its default, in the README's synopsis of it")
-        func synopsesMatchHelp() async throws {
-            let markdown = try String(contentsOf: Self.readme, encoding: .utf8)
+        /// Every subcommand path of `skan` (`["verify"]`, `["bench", "core"]` …), by walking `--help`.
+        static func subcommandPaths() async throws -> [[String]] {
             let root = try await SkanProcess.run(["--help"])
-            var pending = ReadmeExamples.subcommands(inHelp: root.stdout).map { [$0] }
-            try #require(pending.count >= 10, "skan --help lists too few subcommands: \(root.stdout)")
+            var pending = DocExamples.subcommands(inHelp: root.stdout).map { [$0] }
+            var leaves: [[String]] = []
             while !pending.isEmpty {
                 let path = pending.removeFirst()
+                let help = try await SkanProcess.run(path + ["--help"])
+                // A command with subcommands of its own (`skan bench`) is documented by theirs.
+                let nested = DocExamples.subcommands(inHelp: help.stdout)
+                if nested.isEmpty { leaves.append(path) } else { pending += nested.map { path + [$0] } }
+            }
+            return leaves
+        }
+
+        @Test("every subcommand has a reference page in docs/cli/, and every page there is a subcommand's")
+        func everySubcommandHasAPage() async throws {
+            let root = try await SkanProcess.run(["--help"])
+            let names = DocExamples.subcommands(inHelp: root.stdout)
+            try #require(names.count >= 10, "skan --help lists too few subcommands: \(root.stdout)")
+            let folder = SkanProcess.packageRoot.appendingPathComponent("docs/cli")
+            let pages = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                .filter { $0.hasSuffix(".md") && $0 != "README.md" }.map { String($0.dropLast(3)) }
+            #expect(Set(names).subtracting(pages).isEmpty, "no docs/cli page for \(Set(names).subtracting(pages).sorted())")
+            #expect(Set(pages).subtracting(names).isEmpty, "docs/cli pages for no subcommand: \(Set(pages).subtracting(names).sorted())")
+            let index = try DocExamples.read("docs/cli/README.md")
+            for name in names {
+                #expect(index.contains("(\(name).md)"), "docs/cli/README.md does not link \(name).md")
+            }
+        }
+
+        @Test("every option of every subcommand's --help appears, with its default, in its reference page's synopsis")
+        func synopsesMatchHelp() async throws {
+            let paths = try await Self.subcommandPaths()
+            try #require(paths.count >= 12, "skan --help lists too few subcommands: \(paths)")
+            for path in paths {
                 let subcommand = path.joined(separator: " ")
+                let page = "docs/cli/\(path[0]).md"
+                let markdown = try DocExamples.read(page)
                 let help = try await SkanProcess.run(path + ["--help"])
                 #expect(help.status == 0, "skan \(subcommand) --help: \(help.stderr)")
-                // A command with subcommands of its own (`skan bench`) is documented by theirs.
-                let nested = ReadmeExamples.subcommands(inHelp: help.stdout)
-                if !nested.isEmpty {
-                    pending += nested.map { path + [$0] }
-                    continue
-                }
-                let synopsis = ReadmeExamples.synopsis(of: subcommand, in: markdown)
-                #expect(!synopsis.isEmpty, "README.md has no ```text synopsis starting `skan \(subcommand)`")
-                let options = ReadmeExamples.options(inHelp: help.stdout)
+                let synopsis = DocExamples.synopsis(of: subcommand, in: markdown)
+                #expect(!synopsis.isEmpty, "\(page) has no ```text synopsis starting `skan \(subcommand)`")
+                let options = DocExamples.options(inHelp: help.stdout)
                 #expect(!options.isEmpty, "skan \(subcommand) --help lists no option")
                 for option in options {
-                    #expect(ReadmeExamples.synopsis(synopsis, names: option.name),
-                            "README.md's synopsis of skan \(subcommand) lacks \(option.name)")
+                    #expect(DocExamples.synopsis(synopsis, names: option.name),
+                            "\(page)'s synopsis of skan \(subcommand) lacks \(option.name)")
                     if let value = option.defaultValue {
                         let shown = "(^|[^a-z0-9-])\(option.name) [^ \\]\\[]*=\(NSRegularExpression.escapedPattern(for: value))([ \\]\n]|$)"
                         #expect(synopsis.range(of: shown, options: .regularExpression) != nil,
-                                "README.md's synopsis of skan \(subcommand) does not show \(option.name)'s default \(value) as `=\(value)`")
+                                "\(page)'s synopsis of skan \(subcommand) does not show \(option.name)'s default \(value) as `=\(value)`")
                     }
                 }
             }
         }
-    }
-}
-
-/// Reading and running README.md's examples; the markup is described on ``CommandLineSuites/ReadmeExamplesCLITests``.
-enum ReadmeExamples {
-    struct Command {
-        /// The command as bash runs it (continuation lines joined, without a trailing ` &`).
-        var text: String
-        /// Its 1-based line in README.md, for failure messages.
-        var line: Int
-        var expected: [String]
-        var background: Bool
-    }
-
-    struct Block {
-        var commands: [Command]
-        var runsServer: Bool { commands.contains(where: \.background) }
-    }
-
-    static func blocks(in markdown: String) -> [Block] {
-        var blocks: [Block] = []
-        var current: Block?
-        var continuing = false
-        for (number, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).enumerated() {
-            if current == nil {
-                if line.trimmingCharacters(in: .whitespaces) == "```console" { current = Block(commands: []) }
-                continue
-            }
-            if line.trimmingCharacters(in: .whitespaces) == "```" {
-                blocks.append(current!)
-                current = nil
-                continuing = false
-                continue
-            }
-            if continuing, var last = current!.commands.popLast() {
-                last.text += "\n" + line
-                continuing = line.hasSuffix("\\")
-                current!.commands.append(last)
-            } else if line.hasPrefix("$ ") {
-                current!.commands.append(Command(text: String(line.dropFirst(2)), line: number + 1, expected: [], background: false))
-                continuing = line.hasSuffix("\\")
-            } else if var last = current!.commands.popLast() {
-                last.expected.append(line)
-                current!.commands.append(last)
-            }
-        }
-        return blocks.map { block in
-            Block(commands: block.commands.map { command in
-                var command = command
-                if command.text.hasSuffix(" &") {
-                    command.text = String(command.text.dropLast(2))
-                    command.background = true
-                }
-                return command
-            })
-        }
-    }
-
-    /// One bash script for every block: before each command a marker line (ASCII record separator and its number)
-    /// so the output can be split per command, keeping `$?` from the command before for `echo $?`.
-    /// `text` with the README's example ports replaced by the free ones.
-    static func localize(_ text: String, ports: [String: Int]) -> String {
-        ports.reduce(text) { text, port in text.replacingOccurrences(of: port.key, with: "\(port.value)") }
-    }
-
-    static func script(for blocks: [Block], ports: [String: Int]) -> String {
-        var script = "exec 2>&1\nservers=\n"
-        var number = 0
-        for block in blocks {
-            for command in block.commands {
-                let text = block.runsServer ? localize(command.text, ports: ports) : command.text
-                script += "status=$?; printf '\\n\\036%d\\n' \(number); (exit $status)\n"
-                if command.background {
-                    let log = ".readme-server-\(number).out"
-                    let lines = max(1, command.expected.count)
-                    // The log exists before the server starts: under load the wait below could read it before
-                    // the background shell had opened it.
-                    script += ": > \(log)\n\(text) > \(log) 2>&1 &\nserver=$!; servers=\"$servers $server\"\n"
-                    // Wait (at most 60 s) until it printed the lines the README shows, or died.
-                    script += "for i in $(seq 600); do [ \"$(wc -l < \(log))\" -ge \(lines) ] && break; kill -0 $server 2>/dev/null || break; sleep 0.1; done\n"
-                    script += "head -n \(lines) \(log)\n"
-                } else {
-                    script += text + "\n"
-                }
-                number += 1
-            }
-            if block.runsServer {
-                script += "status=$?; [ -n \"$servers\" ] && kill $servers && wait $servers; servers=; (exit $status)\n"
-            }
-        }
-        return script
-    }
-
-    static func runBash(_ script: String, in folder: URL, tmp: URL, timeout: TimeInterval) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["--noprofile", "--norc", "-c", script]
-        process.currentDirectoryURL = folder
-        var environment = ProcessInfo.processInfo.environment
-        environment["PATH"] = SkanProcess.binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        environment["TMPDIR"] = tmp.path
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // A command that never ends (a server run in the foreground) must fail the test, not hang it.
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// What each command printed, by the markers the script wrote.
-    static func split(_ output: String, count: Int) -> [[String]] {
-        var chunks: [[String]] = []
-        for part in output.components(separatedBy: "\n\u{1E}").dropFirst() {
-            // A terminal shows CRLF (the CSV reports' line end) as a plain line end, and so does the README.
-            // (Foundation's replacing works on UTF-16 units: to Swift, "\r\n" is one Character, not a "\n".)
-            var lines = part.replacingOccurrences(of: "\r\n", with: "\n")
-                .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            lines.removeFirst()  // the marker's number
-            chunks.append(lines)
-        }
-        return chunks
-    }
-
-    /// A description of the first line that differs, or nil when `actual` matches `expected` under the rule.
-    static func firstMismatch(expected: [String], actual: [String]) -> String? {
-        func trimmed(_ lines: [String]) -> [String] {
-            var lines = lines
-            while lines.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { lines.removeLast() }
-            return lines
-        }
-        let expected = trimmed(expected), actual = trimmed(actual)
-        for index in 0..<max(expected.count, actual.count) {
-            guard index < expected.count else { return "line \(index + 1) is printed but not in the README" }
-            guard index < actual.count else { return "line \(index + 1) is in the README but not printed" }
-            if !matches(pattern: expected[index], line: actual[index]) { return "line \(index + 1) differs" }
-        }
-        return nil
-    }
-
-    /// The masking rule: `…` matches any run of characters within the line; the rest must be equal.
-    static func matches(pattern: String, line: String) -> Bool {
-        let pieces = pattern.components(separatedBy: "…")
-        guard pieces.count > 1 else { return pattern == line }
-        guard line.hasPrefix(pieces[0]), line.dropFirst(pieces[0].count).hasSuffix(pieces.last!),
-              line.count >= pieces[0].count + pieces.last!.count else { return false }
-        var rest = line.dropFirst(pieces[0].count).dropLast(pieces.last!.count)
-        for piece in pieces.dropFirst().dropLast() where !piece.isEmpty {
-            guard let range = rest.range(of: piece) else { return false }
-            rest = rest[range.upperBound...]
-        }
-        return true
-    }
-
-    /// A port nothing listens on now (bound to 0 and released), for the README's server examples.
-    static func freePort() throws -> Int {
-        #if os(Linux)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    // MARK: Help and synopses
-
-    struct HelpOption {
-        var name: String
-        var defaultValue: String?
-    }
-
-    /// The subcommand names under SUBCOMMANDS in `skan --help`.
-    static func subcommands(inHelp help: String) -> [String] {
-        section("SUBCOMMANDS", of: help).compactMap { line in
-            // A name is indented by two spaces; a wrapped description, by more.
-            guard line.hasPrefix("  "), !line.hasPrefix("   "), let first = line.split(separator: " ").first, !first.hasPrefix("-") else { return nil }
-            let name = first.replacingOccurrences(of: "(default)", with: "")
-            return name != "help" && name.allSatisfy({ $0.isLowercase || $0 == "-" }) ? name : nil
-        }
-    }
-
-    /// The long options under OPTIONS in a subcommand's help (`-h, --help` aside), with the default each states.
-    static func options(inHelp help: String) -> [HelpOption] {
-        var entries: [String] = []
-        for line in section("OPTIONS", of: help) {
-            if line.range(of: #"^  (-\w, )?--[a-z0-9-]+"#, options: .regularExpression) != nil {
-                entries.append(line)
-            } else if !entries.isEmpty {
-                entries[entries.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
-            }
-        }
-        return entries.compactMap { entry in
-            guard let range = entry.range(of: #"--[a-z0-9-]+"#, options: .regularExpression) else { return nil }
-            let name = String(entry[range])
-            guard name != "--help", name != "--version" else { return nil }
-            var defaultValue: String?
-            if let found = entry.range(of: #"\(default: [^)]*\)"#, options: .regularExpression) {
-                defaultValue = String(entry[found].dropFirst("(default: ".count).dropLast())
-            }
-            // A default with a space is prose in the help text ("a new random one", "one per core"), described
-            // in the README's text rather than written as a value in the synopsis.
-            if defaultValue?.contains(" ") == true { defaultValue = nil }
-            return HelpOption(name: name, defaultValue: defaultValue)
-        }
-    }
-
-    /// The lines of the help section titled `title` (up to the next title or the end).
-    static func section(_ title: String, of help: String) -> [String] {
-        var lines: [String] = []
-        var inside = false
-        for line in help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("\(title):") { inside = true; continue }
-            if inside, let first = line.first, !first.isWhitespace { break }
-            if inside, !line.isEmpty { lines.append(line) }
-        }
-        return lines
-    }
-
-    /// The text of every ```text block in the README whose first line starts with `skan <subcommand>`.
-    static func synopsis(of subcommand: String, in markdown: String) -> String {
-        var result = ""
-        var block: [String]?
-        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if block == nil {
-                if trimmed == "```text" { block = [] }
-            } else if trimmed == "```" {
-                if let first = block!.first, first.hasPrefix("skan \(subcommand) ") || first == "skan \(subcommand)" {
-                    result += block!.joined(separator: "\n") + "\n"
-                }
-                block = nil
-            } else {
-                block!.append(line)
-            }
-        }
-        return result
-    }
-
-    /// Whether `synopsis` names `option` as a whole word (`--to` is not found in `--total`).
-    static func synopsis(_ synopsis: String, names option: String) -> Bool {
-        synopsis.range(of: "(^|[^a-z0-9-])\(option)([^a-z0-9-]|$)", options: .regularExpression) != nil
     }
 }
