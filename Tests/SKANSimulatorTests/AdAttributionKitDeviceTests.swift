@@ -183,7 +183,7 @@ struct AdAttributionKitDeviceTests {
         #expect(coarse(.reengagement, window: 1) == (tags ? .low : .high))
     }
 
-    @Test("tier rules for AdAttributionKit fields: publisher, marketplace and country only in a top-tier first postback", arguments: seeds)
+    @Test("tier rules for AdAttributionKit fields: publisher and country only in a top-tier first postback, marketplace not at tier 0", arguments: seeds)
     func tierRules(seed: UInt64) throws {
         let setup = try Fixtures.setup("aak-mixed.json")
         var topTier = 0
@@ -192,7 +192,8 @@ struct AdAttributionKitDeviceTests {
                 guard let postback = planned.adAttributionKit else { continue }
                 let top = planned.isWinning && planned.tier == 3 && postback.postbackSequenceIndex == 0
                 #expect((postback.publisherItemIdentifier != nil) == top)
-                #expect((postback.marketplaceIdentifier != nil) == top)
+                // Apple: "omits this property from Tier 0 postbacks" (README, simulator choices).
+                #expect((postback.marketplaceIdentifier != nil) == (planned.isWinning && planned.tier > 0 && postback.postbackSequenceIndex == 0))
                 #expect((postback.countryCode != nil) == top)
                 if top { topTier += 1; #expect(["US", "GB", "DE"].contains(postback.countryCode!)) }
                 if postback.conversionValue != nil { #expect(planned.tier >= 2 && postback.postbackSequenceIndex == 0 && planned.isWinning) }
@@ -274,6 +275,9 @@ struct AdAttributionKitCampaignFileTests {
         BadField(path: plist + ["AttributionCooldown", "reengagement-cooldown-hours"], value: -1, expected: "$.advertised-app.info-plist.AdAttributionKitConfigurations.AttributionCooldown.reengagement-cooldown-hours: expected an integer 0...720, got -1"),
         BadField(path: plist + ["AttributionWindows", "global", "install", "view"], value: 8, expected: "$.advertised-app.info-plist.AdAttributionKitConfigurations.AttributionWindows.global.install.view: expected an integer 1...7, got 8"),
         BadField(path: plist + ["AttributionWindows", "global", "ignoreInteractionType"], value: "view", expected: "$.advertised-app.info-plist.AdAttributionKitConfigurations.AttributionWindows.global.ignoreInteractionType: expected ignoreInteractionType only in an ad network's entry"),
+        BadField(path: plist + ["AttributionWindows", "global", "install", "ignoreInteractionType"], value: "view", expected: "$.advertised-app.info-plist.AdAttributionKitConfigurations.AttributionWindows.global.install.ignoreInteractionType: expected ignoreInteractionType only in an ad network's entry"),
+        BadField(path: plist + ["AttributionWindows", "rival22.adattributionkit", "install", "bogus"], value: 1, expected: "$.advertised-app.info-plist.AdAttributionKitConfigurations.AttributionWindows.rival22.adattributionkit.install.bogus: expected one of \"click\", \"view\", \"ignoreInteractionType\""),
+        BadField(path: plist + ["AttributionWindows", "rival22.adattributionkit", "ignoreInteractionType"], value: "click", expected: "$.advertised-app.info-plist.AdAttributionKitConfigurations.AttributionWindows.rival22.adattributionkit.ignoreInteractionType: expected the same value as install.ignoreInteractionType, or only one of them"),
         BadField(path: ["audience", "countries"], value: ["usa": 1], expected: "$.audience.countries: expected two-letter upper-case country codes such as \"US\", got \"usa\""),
         BadField(path: ["apple-keys", "aak"], value: NSNull(), expected: "$.apple-keys: expected an \"aak\" key"),
     ]

@@ -37,7 +37,8 @@ public struct AdAttributionKitConfigurations: Sendable, Decodable {
         public var clickDays: Int?
         /// Days a view keeps its chance, 1–7.
         public var viewDays: Int?
-        /// `ignoreInteractionType` (network entries only): impressions of this interaction never win for it.
+        /// `ignoreInteractionType` (network entries only, inside `install` as Apple places it, or beside it as this
+        /// project's earlier campaign files did): impressions of this interaction never win for it.
         public var ignored: AdInteraction?
     }
 
@@ -71,8 +72,8 @@ public struct AdAttributionKitConfigurations: Sendable, Decodable {
         case install, ignoreInteractionType
     }
 
-    enum InstallKeys: String, CodingKey {
-        case click, view
+    enum InstallKeys: String, CodingKey, CaseIterable {
+        case click, view, ignoreInteractionType
     }
 
     public init(from decoder: any Decoder) throws {
@@ -82,18 +83,36 @@ public struct AdAttributionKitConfigurations: Sendable, Decodable {
             for key in windows.allKeys {
                 let scope = try windows.nestedContainer(keyedBy: ScopeKeys.self, forKey: key)
                 var entry = InstallWindows()
+                let isGlobal = key.stringValue == "global"
                 if scope.contains(.install) {
+                    // A key Apple does not define would be ignored by iOS and mean nothing here: refused, by its path.
+                    let names = try scope.nestedContainer(keyedBy: AnyKey.self, forKey: .install)
+                    if let unknown = names.allKeys.first(where: { InstallKeys(rawValue: $0.stringValue) == nil }) {
+                        throw names.invalid(unknown, "one of \(InstallKeys.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+                    }
                     let install = try scope.nestedContainer(keyedBy: InstallKeys.self, forKey: .install)
                     if install.contains(.click) { entry.clickDays = try install.decodeInteger(forKey: .click, in: 1...30, default: nil) }
                     if install.contains(.view) { entry.viewDays = try install.decodeInteger(forKey: .view, in: 1...7, default: nil) }
+                    // Where Apple's text and Info.plist example put it (spec §8.3a).
+                    if install.contains(.ignoreInteractionType) {
+                        guard !isGlobal else {
+                            throw install.invalid(.ignoreInteractionType, "ignoreInteractionType only in an ad network's entry, not in global")
+                        }
+                        entry.ignored = try install.decodeChoice(AdInteraction.self, forKey: .ignoreInteractionType)
+                    }
                 }
+                // Beside `install`, where earlier campaign files of this project put it: still read, the same rules.
                 if scope.contains(.ignoreInteractionType) {
-                    guard key.stringValue != "global" else {
+                    guard !isGlobal else {
                         throw scope.invalid(.ignoreInteractionType, "ignoreInteractionType only in an ad network's entry, not in global")
                     }
-                    entry.ignored = try scope.decodeChoice(AdInteraction.self, forKey: .ignoreInteractionType)
+                    let beside = try scope.decodeChoice(AdInteraction.self, forKey: .ignoreInteractionType)
+                    guard entry.ignored == nil || entry.ignored == beside else {
+                        throw scope.invalid(.ignoreInteractionType, "the same value as install.ignoreInteractionType, or only one of them")
+                    }
+                    entry.ignored = beside
                 }
-                if key.stringValue == "global" { global = entry } else { byNetwork[key.stringValue] = entry }
+                if isGlobal { global = entry } else { byNetwork[key.stringValue] = entry }
             }
         }
         if c.contains(.cooldown) {

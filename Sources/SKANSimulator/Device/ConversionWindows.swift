@@ -68,6 +68,8 @@ public struct ConversionWindows: Sendable, Hashable {
     public let timing: Timing
     /// Closed windows, in order.
     public private(set) var snapshots: [Snapshot] = []
+    /// How many windows this conversion has: 3, fewer once a later conversion removed those not begun.
+    private var windowCount = 3
 
     /// Windows for an app first launched (or a conversion started) at `firstLaunch`.
     public init(firstLaunch: Int64, coarseCarriesOver: Bool = true, timing: Timing = .standard) {
@@ -85,16 +87,22 @@ public struct ConversionWindows: Sendable, Hashable {
 
     /// Closes every window that ended before `time`.
     public mutating func advance(to time: Int64) {
-        while snapshots.count < 3, firstLaunch + timing.ends[snapshots.count] <= time {
+        while snapshots.count < windowCount, firstLaunch + timing.ends[snapshots.count] <= time {
             close(at: firstLaunch + timing.ends[snapshots.count], locked: false)
         }
     }
 
-    /// Prepares every window still open at `time` with the values it holds then: what a new AdAttributionKit
-    /// conversion does to the earlier one's active postbacks when conversions may not overlap (spec §8.3a).
-    public mutating func lockAll(at time: Int64) {
+    /// What a new AdAttributionKit conversion does to this earlier one when conversions may not overlap (spec §8.3a,
+    /// Apple: the system "locks the active postbacks from the prior conversion" and "removes postbacks from the prior
+    /// conversions that you haven't registered"): the window open at `time` is prepared with the values it holds
+    /// then, and the windows that have not begun are removed, so they send nothing.
+    public mutating func supersede(at time: Int64) {
+        // A conversion not yet begun has no postbacks to lock or remove.
+        guard time >= firstLaunch else { return }
         advance(to: time)
-        while snapshots.count < 3 { close(at: time, locked: true) }
+        guard snapshots.count < windowCount else { return }
+        if window(at: time) == snapshots.count { close(at: time, locked: true) }
+        windowCount = snapshots.count
     }
 
     private mutating func close(at time: Int64, locked: Bool) {
@@ -109,7 +117,7 @@ public struct ConversionWindows: Sendable, Hashable {
     public mutating func update(fine newFine: Int?, coarse newCoarse: CoarseValue?, lock: Bool, at time: Int64) -> Outcome {
         advance(to: time)
         if let newFine, !(0...63).contains(newFine) { return .outOfRange }
-        guard let window = window(at: time), window == snapshots.count else { return .closed }
+        guard let window = window(at: time), window == snapshots.count, window < windowCount else { return .closed }
         var outcome = Outcome.accepted
         if let newFine {
             if window == 0 { fine = newFine; fineSetAt = time } else { outcome = .fineIgnored }
@@ -119,7 +127,8 @@ public struct ConversionWindows: Sendable, Hashable {
         return outcome
     }
 
-    /// Closes all windows (the end of the simulation) and returns the three snapshots.
+    /// Closes all windows (the end of the simulation) and returns their snapshots: three, or those a later
+    /// conversion left (``supersede(at:)``).
     public mutating func finish() -> [Snapshot] {
         advance(to: .max)
         return snapshots

@@ -47,6 +47,12 @@ extension DeviceSimulator {
             // Only these ads draw, so campaigns without them draw what they drew before.
             guard ad.reengagementRate > 0, random.chance(ad.reengagementRate) else { continue }
             let at = impression.at
+            // A tap before the app was ever opened opens it for the first time: that is its first launch, not a
+            // re-engagement (checked after the draw, so that every other tap draws what it drew before).
+            if !outcome.hadApp, let launchAt = outcome.launchAt, at <= launchAt {
+                outcome.note(at, "tap on \(describe(impression.ad)) opens the app for the first time: its first launch, no re-engagement")
+                continue
+            }
             let refusal: ReengagementRefusal?
             if !outcome.hadApp, at - appSince < Int64(cooldowns.installCooldownHours) * SimulatedTime.hour {
                 refusal = .installCooldown
@@ -78,7 +84,7 @@ extension DeviceSimulator {
     ///
     /// Which conversion an update applies to: with conversion tags, the one that caused it (its own funnel);
     /// without, the most recent one started. Unless the app opts in to overlapping conversions, a new
-    /// re-engagement locks the earlier conversions' open windows (spec §8.3a).
+    /// re-engagement locks the earlier conversions' open windows and removes those not begun (spec §8.3a).
     func planAdAttributionKit(_ conversions: [AAKConversion], outcome: inout Outcome, random: inout SeededRandom) {
         let campaign = setup.campaign
         let settings = campaign.settings
@@ -101,7 +107,7 @@ extension DeviceSimulator {
         for step in steps {
             guard let event = step.event else {
                 if !plist.overlappingConversions {
-                    for earlier in 0..<step.conversion { windows[earlier].lockAll(at: step.at) }
+                    for earlier in 0..<step.conversion { windows[earlier].supersede(at: step.at) }
                 }
                 continue
             }
@@ -156,10 +162,14 @@ extension DeviceSimulator {
                 if index > 0 && tier == 0 { break }
                 var body = postback(ad: winner, window: index, won: true, digits: index == 0 ? settings.digitsByTier[tier] : 2)
                 if index == 0 && tier == 3 {
-                    // The top tier's fields (spec §8.2): the publisher, the marketplace, the account's country.
+                    // The top tier's fields (spec §8.2): the publisher and the account's country.
                     body.publisherItemIdentifier = campaign.ads[winner].sourceAppID
-                    body.marketplaceIdentifier = campaign.audience.marketplace
                     body.countryCode = country(&random, outcome: &outcome)
+                }
+                if index == 0 && tier > 0 {
+                    // Apple's multi-window page: the framework "omits this property from Tier 0 postbacks"; its lists
+                    // per tier do not name it, so the one explicit sentence decides (README, simulator choices).
+                    body.marketplaceIdentifier = campaign.audience.marketplace
                 }
                 let values = PrivacyTier.values(snapshot, window: index, tier: tier)
                 body.conversionValue = values.fine
