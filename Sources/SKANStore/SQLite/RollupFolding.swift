@@ -12,17 +12,19 @@ public struct RollupFolding: Sendable, Equatable {
     /// writer is idle: the bound on what a read adds from `postbacks`.
     public var backlog: Int
     /// How many rows must wait before an idle writer folds: fewer wait for the next lull (or a clean close), so
-    /// that a quiet collector does not commit a fold, and fsync, after each postback.
+    /// that a quiet collector does not commit a fold, and fsync, after each postback. A fold's pages cost about the
+    /// same whatever its rows (a network's keys land all over a rollup), so smaller idle folds wrote more bytes per
+    /// postback: the default is a whole step.
     public var idleMinimum: Int
 
     /// Folding with the given bounds; each is at least 1.
-    public init(step: Int = 2048, backlog: Int = 65_536, idleMinimum: Int = 256) {
+    public init(step: Int = 2048, backlog: Int = 65_536, idleMinimum: Int = 2048) {
         self.step = max(step, 1)
         self.backlog = max(backlog, 1)
         self.idleMinimum = max(idleMinimum, 1)
     }
 
-    /// The default: folds of 2,048 rows, a backlog of 65,536, idle folds from 256 rows.
+    /// The default: folds of 2,048 rows, a backlog of 65,536, idle folds once a whole step waits.
     public static let `default` = RollupFolding()
 
     /// A fold of everything waiting in every batch that leaves at least `rows` waiting: for tests that need folds at
