@@ -53,6 +53,7 @@ struct IngestCommand: AsyncParsableCommand {
         let pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger)
         var progress = IngestProgress(totalBytes: files.reduce(0) { $0 + RecordReader.size(of: $1) })
         var counts: [PostbackReply.Outcome: Int] = [:]
+        var refusals = RefusedRecords()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await writer.run() }
             defer { writer.finish() }
@@ -60,13 +61,17 @@ struct IngestCommand: AsyncParsableCommand {
             while let batch = try reader.nextBatch(minimum: batchSize) {
                 let results = await pipeline.ingest(batch.map { Array($0.record.bytes) }, endpoint: "ingest",
                                                     receivedAt: receivedAt)
-                for result in results { counts[result.reply.outcome, default: 0] += 1 }
+                for (result, sourced) in zip(results, batch) {
+                    counts[result.reply.outcome, default: 0] += 1
+                    refusals.note(result.reply, at: sourced.location)
+                }
                 progress.advance(records: batch.count, bytes: batch.reduce(0) { $0 + $1.record.bytes.count + 1 })
             }
             writer.finish()
             try await group.waitForAll()
         }
         progress.finish()
+        refusals.finish()
         do {
             try await store.close()
         } catch {
@@ -85,6 +90,30 @@ struct IngestCommand: AsyncParsableCommand {
 }
 
 extension PostbackPipeline.ReceivedTime: ExpressibleByArgument {}
+
+/// Names the records `skan ingest` refused, on standard error: where each is (file and line) and why, for the first
+/// ``shown``, then how many more. A count alone left a user to find a bad line in a million.
+struct RefusedRecords {
+    static let shown = 10
+    private(set) var count = 0
+
+    mutating func note(_ reply: PostbackReply, at location: String) {
+        switch reply.outcome {
+        case .accepted, .duplicate, .unavailable: return
+        default: break
+        }
+        count += 1
+        guard count <= Self.shown else { return }
+        let field = reply.field.map { " (\($0))" } ?? ""
+        let line = "skan: \(location): \(reply.outcome.rawValue)\(field): \(reply.reason ?? "refused")"
+        FileHandle.standardError.write(Data((Excerpt.printable(line, maximumBytes: 512) + "\n").utf8))
+    }
+
+    func finish() {
+        guard count > Self.shown else { return }
+        FileHandle.standardError.write(Data("skan: and \(count - Self.shown) more refused records\n".utf8))
+    }
+}
 
 /// A one-line progress bar on standard error, redrawn at most ten times a second, by bytes read.
 struct IngestProgress {

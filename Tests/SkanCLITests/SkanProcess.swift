@@ -54,9 +54,9 @@ struct SkanProcess {
 
     /// Runs `skan` on a Dispatch thread: a test that blocked one of Swift's few concurrency threads for seconds
     /// starved the HTTP tests running beside it.
-    static func run(_ arguments: [String], stdin: String? = nil) async throws -> Result {
+    static func run(_ arguments: [String], stdin: String? = nil, in directory: URL? = nil) async throws -> Result {
         try await offThread {
-            try runBlocking(arguments) { input in
+            try runBlocking(arguments, in: directory) { input in
                 if let stdin { input.write(Data(stdin.utf8)) }
             }
         }
@@ -75,11 +75,12 @@ struct SkanProcess {
 
     /// Runs `skan`, calls `feed` with its standard input while it runs, then closes that input and collects the
     /// result. A test that needs to act in the middle of a run (write to a FIFO, remove a file) does so in `feed`.
-    static func runBlocking(_ arguments: [String], feed: (FileHandle) throws -> Void) throws -> Result {
+    static func runBlocking(_ arguments: [String], in directory: URL? = nil,
+                            feed: (FileHandle) throws -> Void) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
+        process.currentDirectoryURL = directory ?? packageRoot
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -23,7 +23,8 @@ public enum CampaignFile {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw SimulatorError(.invalidCampaign, "cannot read campaign file \(path): \((error as NSError).localizedDescription)")
+            let reason = FileCheck.problem(reading: path) ?? (error as NSError).localizedDescription
+            throw SimulatorError(.invalidCampaign, "cannot read campaign file \(path): \(reason)")
         }
         let campaign = try decode(data, source: path)
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()

@@ -5,6 +5,10 @@ import GRDBSQLite
 /// The read side of a SQLite store: reports and exports, read-only, so they can run beside a live collector.
 public final class SQLitePostbackReader: PostbackReader {
     private let database: DatabaseQueue
+    private let path: String
+    /// Whether the `-wal` and `-shm` files were absent when this reader opened the file: a read-only connection
+    /// makes them and cannot remove them, which left two empty files beside the database after every report.
+    private let madeSideFiles: Bool
 
     /// Opens the collector's database at `path` for reading.
     ///
@@ -13,6 +17,8 @@ public final class SQLitePostbackReader: PostbackReader {
     /// A file whose `postbacks` table the collector did not make is refused: another program's table of that
     /// name may have other columns.
     public init(path: String) throws(StoreError) {
+        self.path = path
+        madeSideFiles = !["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: path + $0) }
         do {
             var configuration = Configuration()
             configuration.readonly = true
@@ -38,6 +44,18 @@ public final class SQLitePostbackReader: PostbackReader {
         } catch {
             throw StoreError(.cannotOpen, "cannot read \(path): \(error)")
         }
+    }
+
+    /// Closes the file and, when this reader made the `-wal` and `-shm` files, has them removed: a read-write
+    /// connection that SQLite finds to be the last one on the file deletes both as it closes, and SQLite, not this
+    /// reader, decides whether it is the last (a collector that opened the file meanwhile keeps them).
+    public func close() async {
+        try? database.close()
+        guard madeSideFiles, FileManager.default.fileExists(atPath: path + "-wal") else { return }
+        guard let last = try? DatabaseQueue(path: path) else { return }
+        // SQLite opens the WAL only on a first read, and deletes it only if it opened it.
+        _ = try? await last.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        try? last.close()
     }
 
     /// The collector's first schema migration, the one that creates `postbacks`: it records each step it ran.

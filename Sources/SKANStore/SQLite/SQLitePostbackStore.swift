@@ -42,7 +42,9 @@ public final class SQLitePostbackStore: PostbackStore {
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)") }
             database = pool
         } catch {
-            throw StoreError(.cannotOpen, "cannot open the database \(path): \(error)")
+            // SQLite says "unable to open database file" (error 14) for a missing folder, which names nothing.
+            let reason = FileCheck.missingFolder(of: path).map { "the folder \($0) does not exist; create it first" }
+            throw StoreError(.cannotOpen, "cannot open the database \(path): \(reason ?? "\(error)")")
         }
         cap = rejectionCap
         self.folding = folding

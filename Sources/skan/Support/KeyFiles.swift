@@ -7,7 +7,9 @@ enum KeyFiles {
     static func text(at path: String, option: String) throws(CLIError) -> String {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CLIError("\(option) \(path): no such file")
+            // The test keys ship with the package, and commands that use them name them relative to its root.
+            let hint = path.hasPrefix("Keys/test/") ? "; run skan from the SKANKit package's root folder, where Keys/test/ is" : ""
+            throw CLIError("\(option) \(path): no such file\(hint)")
         }
         if isDirectory.boolValue { throw CLIError("\(option) \(path): is a directory, not a key file") }
         do {
