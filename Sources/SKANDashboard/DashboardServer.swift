@@ -25,7 +25,7 @@ public struct DashboardServer: Sendable {
     /// The HTTP service, for a caller that runs it in its own service group (`skan serve --dashboard-port`).
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some Service {
         let router = Router()
-        // First, so that it guards every page and the 404s alike; `/login` sets the browser's session cookie.
+        // First, so that it guards every page and the 404s alike; `/login` (a form, posted) sets the session cookie.
         router.add(middleware: OperatorAccessMiddleware(access, login: true))
         dashboard.addRoutes(to: router)
         return Application(router: router,

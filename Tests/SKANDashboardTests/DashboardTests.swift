@@ -41,7 +41,7 @@ struct DashboardTests {
         #expect(spec.json.contains("\\u003c/script>"))
     }
 
-    @Test("with a token: 401 without it, 200 with the bearer header, and /login sets a session cookie that works")
+    @Test("with a token: 401 without it, 200 with the bearer header, and POST /login sets a session cookie that works")
     func bearer() async throws {
         let router = Router()
         let access = try OperatorAccess(host: "127.0.0.1", token: "0123456789abcdef",
@@ -57,8 +57,28 @@ struct DashboardTests {
             try await client.execute(uri: "/", method: .get, headers: [.authorization: "Bearer 0123456789abcdef"]) { response in
                 #expect(response.status == .ok)
             }
-            try await client.execute(uri: "/login?token=wrong", method: .get) { response in #expect(response.status == .unauthorized) }
-            let cookie = try await client.execute(uri: "/login?token=0123456789abcdef", method: .get) { response in
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            func post(_ body: String) -> ByteBuffer { ByteBuffer(string: body) }
+            try await client.execute(uri: "/login", method: .post, headers: form, body: post("token=wrong")) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.setCookie] == nil)
+            }
+            // A token in a URL is refused whether right or wrong: URLs end up in histories and proxy logs.
+            try await client.execute(uri: "/login?token=0123456789abcdef", method: .get) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.headers[.setCookie] == nil)
+            }
+            try await client.execute(uri: "/login", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains(#"<form method="post" action="/login">"#))
+            }
+            // A browser refused a page gets the form with its 401; an API client gets JSON.
+            try await client.execute(uri: "/", method: .get, headers: [.accept: "text/html"]) { response in
+                #expect(response.status == .unauthorized)
+                #expect(String(buffer: response.body).contains(#"name="token""#))
+            }
+            let cookie = try await client.execute(uri: "/login", method: .post, headers: form,
+                                                  body: post("other=1&token=0123456789abcdef")) { response in
                 #expect(response.status == .seeOther)
                 return response.headers[.setCookie] ?? ""
             }
@@ -68,8 +88,10 @@ struct DashboardTests {
             try await client.execute(uri: "/", method: .get, headers: [.cookie: "\(OperatorAccess.cookieName)=0123456789abcdef"]) { response in
                 #expect(response.status == .unauthorized)
             }
-            let secure = try await client.execute(uri: "/login?token=0123456789abcdef", method: .get,
-                                                  headers: [.init("X-Forwarded-Proto")!: "https"]) { response in
+            var proxied = form
+            proxied[.init("X-Forwarded-Proto")!] = "https"
+            let secure = try await client.execute(uri: "/login", method: .post, headers: proxied,
+                                                  body: post("token=0123456789abcdef")) { response in
                 response.headers[.setCookie] ?? ""
             }
             #expect(secure.hasSuffix("; Secure"))
