@@ -23,6 +23,8 @@ final class PostgresPool: Sendable {
     /// The pool's event loop as a task executor: calls started there resume where postgres-nio answers them.
     let executor: EventLoopTaskExecutor
     private let closed = Mutex(false)
+    /// Whether the run loop is known to have started.
+    private let running = Mutex(false)
 
     init(_ configuration: PostgresStoreConfiguration, logger: Logger) {
         var client = PostgresClient.Configuration(host: configuration.host, port: configuration.port,
@@ -40,8 +42,19 @@ final class PostgresPool: Sendable {
         self.client = made
         self.logger = logger
         self.loop = loop
-        executor = EventLoopTaskExecutor(loop.next())
-        runner = Task { await made.run() }
+        let executor = EventLoopTaskExecutor(loop.next())
+        self.executor = executor
+        // On the pool's own loop, which runs jobs in the order they came: the first lease (``run(_:_:seconds:_:)``)
+        // waits for a job queued after this one, and `run()` marks the client running before it first suspends.
+        // Started anywhere else, a lease could come first and postgres-nio warned of a lease before `run()`.
+        runner = Task(executorPreference: executor) { await made.run() }
+    }
+
+    /// Waits, the first time only, until the run loop has started (see ``init(_:logger:)``).
+    private func untilRunning() async {
+        guard !running.withLock({ $0 }) else { return }
+        await Task(executorPreference: executor) {}.value
+        running.withLock { $0 = true }
     }
 
     var isClosed: Bool { closed.withLock { $0 } }
@@ -75,6 +88,7 @@ final class PostgresPool: Sendable {
                                _ body: @escaping @Sendable (PostgresClient) async throws -> Result)
         async throws(StoreError) -> Result {
         guard !isClosed else { throw StoreError(.closed, "the PostgreSQL store is closed") }
+        await untilRunning()
         let client = client
         let executor = executor
         // Not a task group: a group waits for its children, and a lease that is still connecting to a server that
