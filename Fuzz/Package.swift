@@ -27,12 +27,22 @@ let package = Package(
         // named after wherever the repository is checked out (and clash with this package's own `fuzz` in a
         // checkout called `fuzz`); through the link it is always `skankit`.
         .package(path: "SKANKit"),
+        // The differential target compares with swift-crypto's verify directly; the root pins this version.
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
     ],
     targets: [
         fuzzTarget("FuzzJSONReader"),
         fuzzTarget("FuzzPostbackParser"),
         fuzzTarget("FuzzPostbackVerifier"),
         fuzzTarget("FuzzImpressionParser"),
+        .executableTarget(
+            name: "FuzzFixedKeyVerifier",
+            dependencies: [
+                .product(name: "SKANCore", package: "skankit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

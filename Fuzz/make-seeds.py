@@ -16,7 +16,8 @@ import sys
 
 def main():
     vectors, samples, out = sys.argv[1:4]
-    targets = ["FuzzJSONReader", "FuzzPostbackParser", "FuzzPostbackVerifier", "FuzzImpressionParser"]
+    targets = ["FuzzJSONReader", "FuzzPostbackParser", "FuzzPostbackVerifier", "FuzzImpressionParser",
+               "FuzzFixedKeyVerifier"]
     seeds = {target: set() for target in targets}
 
     postbacks, impressions, documents = [], [], []
@@ -79,6 +80,11 @@ def main():
         b"{}",
         '{"clé":"värde","\u2063":"x"}'.encode(),
     ])
+
+    # FuzzFixedKeyVerifier: each pool signature untouched (valid), one with s's top byte changed, and raw inputs
+    # for both keys (all zero, all 0xff).
+    seeds["FuzzFixedKeyVerifier"].update([bytes([2 * i]) for i in range(64)])
+    seeds["FuzzFixedKeyVerifier"].update([bytes([0, 64, 0x80]), bytes([1]) + bytes(96), bytes([3]) + b"\xff" * 96])
 
     for target, texts in seeds.items():
         folder = os.path.join(out, target)

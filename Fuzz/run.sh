@@ -23,7 +23,7 @@ max_len=${MAX_LEN:-4096}
 vectors=${VECTORS:-"$root/../shared/vectors"}
 work=${WORK:-"$scratch/work"}
 nice_level=${NICE:-10}
-all_targets=(FuzzJSONReader FuzzPostbackParser FuzzPostbackVerifier FuzzImpressionParser)
+all_targets=(FuzzJSONReader FuzzPostbackParser FuzzPostbackVerifier FuzzImpressionParser FuzzFixedKeyVerifier)
 targets=("${@:-${all_targets[@]}}")
 
 for target in "${targets[@]}"; do

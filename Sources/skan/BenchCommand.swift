@@ -29,7 +29,8 @@ struct CoreBench: ParsableCommand {
     @Option(help: "Thread counts for the verify measures (repeatable; default 1 and every core).")
     var threads: [Int] = []
 
-    static let measures = ["verify-p256", "verify-p192", "verify-aak", "parse-only", "sign-impression-p256", "sign-p192",
+    static let measures = ["verify-p256", "verify-p192", "verify-aak", "verify-signature-p256-table",
+                           "verify-signature-p256-swift-crypto", "parse-only", "sign-impression-p256", "sign-p192",
                            "sign-deterministic-p256", "sign-deterministic-p192"]
 
     func validate() throws {
@@ -57,6 +58,7 @@ struct CoreBench: ParsableCommand {
                 print(#"{"measure":"verify-\#(name)","threads":\#(threads),"per_second":\#(Int(rate))}"#)
             }
         }
+        try measureSignatureRoutes(threadCounts: self.threads.isEmpty ? [1, cores] : self.threads)
         // The share of the work that is not the curve arithmetic: JSON parsing and the signed string.
         if wants("parse-only") {
             let parseRate = Self.measure(seconds: seconds, threads: 1) { index in
@@ -84,6 +86,30 @@ struct CoreBench: ParsableCommand {
                 _ = try? deterministic.signature(for: p256[index % p256.count])
             }
             print(#"{"measure":"sign-deterministic-\#(name)","threads":1,"per_second":\#(Int(rate))}"#)
+        }
+    }
+
+    /// The signature check alone on one fixed key, both ways a trusted P-256 key can take (issue #40): the
+    /// precomputed tables and swift-crypto's verify. The printed route says which one ran: a platform without
+    /// the table path, or `SKAN_P256_TABLE=off`, shows swift-crypto on both lines.
+    private func measureSignatureRoutes(threadCounts: [Int]) throws {
+        let routes = [("table", true), ("swift-crypto", false)].filter { wants("verify-signature-p256-\($0.0)") }
+        guard !routes.isEmpty else { return }
+        let key = P256.Signing.PrivateKey()
+        let digests = (0..<256).map { SHA256.hash(data: [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)]) }
+        let signatures = try digests.map { [UInt8](try key.signature(for: $0).rawRepresentation) }
+        for (name, allowTable) in routes {
+            let verifier = allowTable ? FixedKeyVerifier(publicKey: key.publicKey)
+                : FixedKeyVerifier(publicKey: key.publicKey, allowTable: false)
+            for threads in threadCounts {
+                let rate = Self.measure(seconds: seconds, threads: threads) { index in
+                    let slot = index % signatures.count
+                    if !verifier.isValidSignature(signatures[slot], digest: digests[slot]) {
+                        fatalError("benchmark signature did not verify")
+                    }
+                }
+                print(#"{"measure":"verify-signature-p256-\#(name)","route":"\#(verifier.route)","threads":\#(threads),"per_second":\#(Int(rate))}"#)
+            }
         }
     }
 

@@ -75,12 +75,16 @@ struct SkanProcess {
 
     /// Runs `skan`, calls `feed` with its standard input while it runs, then closes that input and collects the
     /// result. A test that needs to act in the middle of a run (write to a FIFO, remove a file) does so in `feed`.
-    static func runBlocking(_ arguments: [String], in directory: URL? = nil,
+    /// `environment` is added to the test's own; `directory` is where it runs (the package root when `nil`).
+    static func runBlocking(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
                             feed: (FileHandle) throws -> Void) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = directory ?? packageRoot
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err

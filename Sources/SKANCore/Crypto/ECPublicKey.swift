@@ -3,11 +3,13 @@ import Foundation
 
 /// An ECDSA public key on P-256 or P-192, with one verify call for both.
 ///
-/// P-256 goes through swift-crypto (BoringSSL's assembly, the fastest verifier measured here); P-192, which
-/// swift-crypto does not have, goes through the system's OpenSSL libcrypto.
+/// P-256 goes through swift-crypto (BoringSSL's assembly), or, for a key the process keeps for its whole life
+/// (``forRepeatedVerification()``), through a ``FixedKeyVerifier``'s precomputed tables; P-192, which swift-crypto
+/// does not have, goes through the system's OpenSSL libcrypto.
 public struct ECPublicKey: Sendable {
     enum Backend: Sendable {
         case p256(P256.Signing.PublicKey)
+        case p256Fixed(FixedKeyVerifier)
         case openSSL(OpenSSLKey)
     }
 
@@ -53,6 +55,27 @@ public struct ECPublicKey: Sendable {
         }
     }
 
+    private init(backend: Backend, curve: ECCurve, spkiDER: [UInt8]) {
+        self.backend = backend
+        self.curve = curve
+        self.spkiDER = spkiDER
+    }
+
+    /// This key, verifying P-256 signatures through a ``FixedKeyVerifier``: a table of the key's multiples is
+    /// built (148 KiB, about a millisecond) and self-tested now, so that each later verify costs about a third of
+    /// swift-crypto's. For keys loaded once and used for many signatures (the keys a ``KeyRing`` trusts); a
+    /// P-192 key, or one already prepared, comes back as it is.
+    public func forRepeatedVerification() -> ECPublicKey {
+        guard case .p256(let key) = backend else { return self }
+        return ECPublicKey(backend: .p256Fixed(FixedKeyVerifier(publicKey: key)), curve: curve, spkiDER: spkiDER)
+    }
+
+    /// How P-256 signatures are checked for a key from ``forRepeatedVerification()``; nil for any other key.
+    public var fixedKeyRoute: FixedKeyVerifier.Route? {
+        guard case .p256Fixed(let verifier) = backend else { return nil }
+        return verifier.route
+    }
+
     /// Reads a public key from SubjectPublicKeyInfo DER.
     public init(spkiDER: [UInt8], source: String = "key") throws(SKANError) {
         guard let key = OpenSSLKey.publicKey(spkiDER: spkiDER) else {
@@ -92,6 +115,11 @@ public struct ECPublicKey: Sendable {
             }
             guard let signature else { return false }
             return key.isValidSignature(signature, for: digest)
+        case .p256Fixed(let verifier):
+            return withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { raw in
+                signatureDER.withUnsafeBytes { DERSignature.read($0, width: 32, into: raw) }
+                    && verifier.isValidSignature(raw: UnsafeRawBufferPointer(raw), digest: digest)
+            }
         case .openSSL(let key):
             return digest.withUnsafeBytes { digestBytes in
                 signatureDER.withUnsafeBytes { key.verify(digest: digestBytes, signatureDER: $0) }
@@ -109,9 +137,17 @@ public struct ECPublicKey: Sendable {
     /// Whether `signature` is this key's ES256 signature over `message` as JWS writes it (RFC 7518 §3.4): the
     /// raw 64 bytes `r ‖ s`, not DER. Only a P-256 key makes ES256 signatures; any other is simply not valid.
     public func isValidES256Signature(_ signature: [UInt8], for message: some DataProtocol) -> Bool {
-        guard case .p256(let key) = backend, signature.count == 64,
-              let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
-        return key.isValidSignature(parsed, for: SHA256.hash(data: message))
+        guard signature.count == 64 else { return false }
+        switch backend {
+        case .p256(let key):
+            guard let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(parsed, for: SHA256.hash(data: message))
+        case .p256Fixed(let verifier):
+            let digest = SHA256.hash(data: message)
+            return signature.withUnsafeBytes { verifier.isValidSignature(raw: $0, digest: digest) }
+        case .openSSL:
+            return false
+        }
     }
 
     /// Whether `signatureDER` is this key's ECDSA-SHA256 signature over `message`.
