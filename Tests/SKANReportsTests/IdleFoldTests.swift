@@ -57,25 +57,35 @@ struct IdleFoldTests {
         #expect(try await Self.lag(path).marks == [stored, stored, stored], "a clean close folds the rest")
     }
 
-    @Test("past the backlog a write folds until it is within it again, even for batches larger than a step")
+    @Test("past the backlog a write folds one step; past twice the backlog, until under it, even for large batches")
     func backlogBound() async throws {
-        let location = try Location.make(.sqlite)
-        defer { location.remove() }
-        guard case .sqlite(let path) = location else { return }
         let (first, second) = try RollupTests.campaigns()
-        let folding = RollupFolding(step: 10, backlog: 30, idleMinimum: 1_000_000)
-        let store = try await SQLitePostbackStore.open(path: path, durability: .normal, folding: folding)
-        var stored = 0
-        var folded = false
-        // Batches of 25: more than twice a step, so one step per batch would fall behind.
-        for batch in (first + second).chunked(25) {
-            stored += try await store.write(batch).filter { $0 == .stored }.count
-            let state = try await Self.lag(path)
-            #expect(state.last - state.lowest < folding.backlog, "\(state.last - state.lowest) rows wait after a write")
-            folded = folded || state.lowest > 0
+        // Batches of 25 against steps of 10: one step per batch would fall behind; the bound holds at twice the backlog.
+        // Batches of 4 against steps of 20: one step per batch keeps up, and a batch never folds more than one.
+        for (step, backlog, batchSize) in [(10, 30, 25), (20, 30, 4)] {
+            let location = try Location.make(.sqlite)
+            defer { location.remove() }
+            guard case .sqlite(let path) = location else { return }
+            let folding = RollupFolding(step: step, backlog: backlog, idleMinimum: 1_000_000)
+            let store = try await SQLitePostbackStore.open(path: path, durability: .normal, folding: folding)
+            var stored = 0
+            var folded = false
+            var before = try await Self.lag(path)
+            for batch in (first + second).chunked(batchSize) {
+                stored += try await store.write(batch).filter { $0 == .stored }.count
+                let state = try await Self.lag(path)
+                #expect(state.last - state.lowest < 2 * backlog, "\(state.last - state.lowest) rows wait after a write")
+                if batchSize < step {
+                    let moved = zip(before.marks, state.marks).filter { $0 != $1 }.count
+                    #expect(moved <= 1, "a batch below a step folded \(moved) rollups")
+                    if before.last - before.lowest + batch.count < backlog { #expect(moved == 0) }
+                }
+                folded = folded || state.lowest > 0
+                before = state
+            }
+            #expect(folded && stored > 3 * backlog)
+            #expect(try await RollupTests.expectRollupsEqualScan(location, "folded past the backlog") == stored)
+            try await store.close()
         }
-        #expect(folded && stored > 3 * folding.backlog)
-        #expect(try await RollupTests.expectRollupsEqualScan(location, "folded past the backlog") == stored)
-        try await store.close()
     }
 }

@@ -8,8 +8,9 @@ public struct RollupFolding: Sendable, Equatable {
     /// The most rows one fold takes: what a fold holds up the writes behind it for. 2,048 keeps a fold under about
     /// 30 ms (Benchmarks/rollup-trigger.py), inside a 50 ms p99.
     public var step: Int
-    /// How many rows may wait for the rollup furthest behind before a batch's transaction folds, whether or not the
-    /// writer is idle: the bound on what a read adds from `postbacks`.
+    /// How many rows may wait for the rollup furthest behind before a batch's transaction folds a step, whether or
+    /// not the writer is idle; past twice this, a batch folds until under it again: the bound on what a read adds
+    /// from `postbacks`.
     public var backlog: Int
     /// How many rows must wait before an idle writer folds: fewer wait for the next lull (or a clean close), so
     /// that a quiet collector does not commit a fold, and fsync, after each postback. A fold's pages cost about the
