@@ -41,15 +41,18 @@ public struct Signer: Sendable {
     public var publicHost: String
     /// Its port; `nil` serves no public listener.
     public var publicPort: Int?
+    /// The timeouts and the connection budget of both listeners (``FrontDoor``): a device-facing port without
+    /// them is held open by anyone's idle sockets.
+    public var frontDoor: FrontDoor
 
     /// A signer holding `keys`.
     ///
     /// With `webAdStore`, `POST /v1/web-ads` registers web ads there for `webAdLifetime` seconds, and Safari's
     /// `POST /.well-known/skadnetwork/get-signed-payload` is served on `publicHost:publicPort` (device-facing,
-    /// so never on the signing port).
+    /// so never on the signing port). `frontDoor` gives both listeners their timeouts and connection budget.
     public init(keys: SignerKeys, access: OperatorAccess = .loopback, port: Int = 8081, logger: Logger,
                 webAdStore: (any WebAdStore)? = nil, webAdLifetime: TimeInterval = 86_400,
-                publicHost: String = "0.0.0.0", publicPort: Int? = nil,
+                publicHost: String = "0.0.0.0", publicPort: Int? = nil, frontDoor: FrontDoor = FrontDoor(),
                 now: @escaping @Sendable () -> Date = Date.init, makeNonce: @escaping @Sendable () -> UUID = UUID.random) {
         self.keys = keys
         self.access = access
@@ -59,6 +62,7 @@ public struct Signer: Sendable {
         self.makeNonce = makeNonce
         self.publicHost = publicHost
         self.publicPort = publicPort
+        self.frontDoor = frontDoor
         let registry = PrometheusCollectorRegistry()
         let factory = PrometheusMetricsFactory(registry: registry)
         self.registry = registry
@@ -171,35 +175,53 @@ public struct Signer: Sendable {
         router.add(middleware: OperatorAccessMiddleware(access))
         addRoutes(to: router)
         let responder = ImpressionResponder(keys: keys, now: now, makeNonce: makeNonce, signed: signed, refused: refused)
-        let (onLoop, date, access) = (answersImpressionsOnEventLoop, HTTPDate(), access)
+        let (onLoop, date, access, door) = (answersImpressionsOnEventLoop, HTTPDate(), access, frontDoor)
+        let gate = door.gate("signer")
         // Built per connection: each handler holds one connection's state.
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            onLoop ? [EventLoopFastPath(responder, date: date, access: access)] : []
+            door.handlers(onLoop ? [EventLoopFastPath(responder, date: date, access: access)] : [])
         }
         return Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            configuration: door.configuration(address: .hostname(host, port: port), gate: gate),
+            onServerRunning: door.running(gate, then: onServerRunning),
             logger: logger)
+    }
+
+    /// The public listener's HTTP application (Safari's `get-signed-payload` and `/healthz`), not yet running, or
+    /// `nil` without a web-ad store or ``publicPort``.
+    public func publicApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> (any Service)? {
+        guard let publicPort, webAds != nil else { return nil }
+        let router = Router()
+        addPublicRoutes(to: router)
+        let (door, gate) = (frontDoor, frontDoor.gate("public"))
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: door.handlers())),
+            configuration: door.configuration(address: .hostname(publicHost, port: publicPort), gate: gate),
+            onServerRunning: door.running(gate, then: onServerRunning),
+            logger: logger)
+    }
+
+    /// Every service of the signer: its listeners and, with Safari's listener, the sweep of expired ads.
+    public func services(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+                         onPublicRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
+        var services: [any Service] = [application(onServerRunning: onServerRunning)]
+        if let open = publicApplication(onServerRunning: onPublicRunning), let webAds {
+            services.append(open)
+            services.append(ExpiredWebAds(store: webAds.store, now: now, logger: logger))
+        }
+        return services
     }
 
     /// Serves until SIGINT or SIGTERM; `onServerRunning` receives the bound port, `onPublicRunning` the public one.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                     onPublicRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        var services: [any Service] = [application(onServerRunning: onServerRunning)]
-        if let publicPort, let webAds {
-            let publicRouter = Router()
-            addPublicRoutes(to: publicRouter)
-            services.append(Application(
-                router: publicRouter,
-                configuration: ApplicationConfiguration(address: .hostname(publicHost, port: publicPort), serverName: nil),
-                onServerRunning: { channel in await onPublicRunning(channel.localAddress?.port ?? 0) },
-                logger: logger))
-            services.append(ExpiredWebAds(store: webAds.store, now: now, logger: logger))
-        }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services(onServerRunning: onServerRunning, onPublicRunning: onPublicRunning),
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }
