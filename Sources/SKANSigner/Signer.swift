@@ -16,6 +16,10 @@ import UnixSignals
 /// Private: it signs for whoever can reach it, so its signing listener is under ``OperatorAccess``'s rule
 /// (loopback by default; any other address only with a token), on the router and the event-loop path alike.
 public struct Signer: Sendable {
+    /// Web ads registered and not yet expired at most, by default: about 50 MB of signed responses in memory (some
+    /// 500 bytes each), and at a day's lifetime more than one a second around the clock.
+    public static let defaultMaximumWebAds = 100_000
+
     /// Where the signing listener binds and who may use it.
     public var access: OperatorAccess
     /// The address it binds.
@@ -37,6 +41,8 @@ public struct Signer: Sendable {
     public var answersImpressionsOnEventLoop = true
     /// The web-ad exchange, when a store for registered ads was given.
     let webAds: WebAdExchange?
+    /// How often expired web ads are removed (and the count of registered ones taken again from the store).
+    let webAdSweepInterval: Duration
     /// Where Safari's `get-signed-payload` is served (public), when it is.
     public var publicHost: String
     /// Its port; `nil` serves no public listener.
@@ -47,11 +53,13 @@ public struct Signer: Sendable {
 
     /// A signer holding `keys`.
     ///
-    /// With `webAdStore`, `POST /v1/web-ads` registers web ads there for `webAdLifetime` seconds, and Safari's
-    /// `POST /.well-known/skadnetwork/get-signed-payload` is served on `publicHost:publicPort` (device-facing,
-    /// so never on the signing port). `frontDoor` gives both listeners their timeouts and connection budget.
+    /// With `webAdStore`, `POST /v1/web-ads` registers web ads there for `webAdLifetime` seconds, at most
+    /// `maximumWebAds` unexpired at once, and Safari's `POST /.well-known/skadnetwork/get-signed-payload` is served
+    /// on `publicHost:publicPort` (device-facing, so never on the signing port). `frontDoor` gives both listeners
+    /// their timeouts and connection budget.
     public init(keys: SignerKeys, access: OperatorAccess = .loopback, port: Int = 8081, logger: Logger,
                 webAdStore: (any WebAdStore)? = nil, webAdLifetime: TimeInterval = 86_400,
+                maximumWebAds: Int = Signer.defaultMaximumWebAds, webAdSweepInterval: Duration = .seconds(60),
                 publicHost: String = "0.0.0.0", publicPort: Int? = nil, frontDoor: FrontDoor = FrontDoor(),
                 now: @escaping @Sendable () -> Date = Date.init, makeNonce: @escaping @Sendable () -> UUID = UUID.random) {
         self.keys = keys
@@ -63,12 +71,16 @@ public struct Signer: Sendable {
         self.publicHost = publicHost
         self.publicPort = publicPort
         self.frontDoor = frontDoor
+        self.webAdSweepInterval = webAdSweepInterval
         let registry = PrometheusCollectorRegistry()
         let factory = PrometheusMetricsFactory(registry: registry)
         self.registry = registry
         signed = Counter(label: "skan_impressions_signed_total", factory: factory)
         refused = Counter(label: "skan_impression_requests_refused_total", factory: factory)
-        webAds = webAdStore.map { WebAdExchange(store: $0, keys: keys, lifetime: webAdLifetime, now: now, makeNonce: makeNonce) }
+        webAds = webAdStore.map {
+            WebAdExchange(store: $0, keys: keys, lifetime: webAdLifetime, maximum: maximumWebAds, now: now,
+                          makeNonce: makeNonce)
+        }
     }
 
     /// Adds the signer's routes to `router`, so that it can be mounted on a listener of its own or beside another
@@ -205,13 +217,14 @@ public struct Signer: Sendable {
             logger: logger)
     }
 
-    /// Every service of the signer: its listeners and, with Safari's listener, the sweep of expired ads.
+    /// Every service of the signer: its listeners and, with a web-ad store, the sweep of expired ads (which runs
+    /// whether or not Safari's listener does, so that registrations expire out of the store either way).
     public func services(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                          onPublicRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
         var services: [any Service] = [application(onServerRunning: onServerRunning)]
-        if let open = publicApplication(onServerRunning: onPublicRunning), let webAds {
-            services.append(open)
-            services.append(ExpiredWebAds(store: webAds.store, now: now, logger: logger))
+        if let open = publicApplication(onServerRunning: onPublicRunning) { services.append(open) }
+        if let webAds {
+            services.append(ExpiredWebAds(exchange: webAds, interval: webAdSweepInterval, logger: logger))
         }
         return services
     }
