@@ -51,7 +51,7 @@ public struct CollectorConfiguration: Sendable {
     /// server closes it; meanwhile nothing more is read from it.
     public var writeTimeout: Duration
     /// Reply bytes a connection may leave unsent (SwiftNIO's buffer and the socket's together) before it stops being
-    /// read; `nil`: SwiftNIO's 64 KiB, over a kernel send buffer the kernel sizes itself.
+    /// read (``FrontDoor/Timeouts/defaultUnsentLimit``); `nil`: SwiftNIO's 64 KiB over the kernel's own buffer.
     public var unsentLimit: Int?
     /// Connections open at most, the device and admin listeners (and any built through ``Collector/frontDoor``)
     /// together; past it new ones wait in the kernel's backlog until one closes, and a line is logged. `nil`: no
@@ -74,7 +74,8 @@ public struct CollectorConfiguration: Sendable {
                 bodyLimit: Int = 64 * 1024, logsBodies: Bool = false, eventLoopThreads: Int? = nil,
                 answersPostbacksOnEventLoop: Bool = true, commitInterval: Duration = .milliseconds(2),
                 idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(30),
-                writeTimeout: Duration = .seconds(30), unsentLimit: Int? = nil, maximumConnections: Int? = nil,
+                writeTimeout: Duration = .seconds(30), unsentLimit: Int? = FrontDoor.Timeouts.defaultUnsentLimit,
+                maximumConnections: Int? = nil,
                 shutdownTimeout: Duration = .seconds(10)) {
         self.host = host
         self.port = port

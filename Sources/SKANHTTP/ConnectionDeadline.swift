@@ -61,6 +61,10 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
             let marks = ChannelOptions.Types.WriteBufferWaterMark(low: max(1, unsentLimit / 4), high: max(2, unsentLimit / 2))
             try? options.setOption(ChannelOptions.writeBufferWaterMark, value: marks)
             try? options.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(max(1, unsentLimit / 2)))
+            // One receive (64 KiB at most) per read cycle, not SwiftNIO's four: everything read is decoded and
+            // answered before a held read can stop the next, so a cycle bounds what a pipelining client that never
+            // reads can make the server answer at once (some 1,000 requests, not 4,000).
+            try? options.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
         }
         if context.channel.isActive { armRead(idleTimeout, context: context) }
     }

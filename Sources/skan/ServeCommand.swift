@@ -93,7 +93,8 @@ struct ServeCommand: AsyncParsableCommand {
                                                    answersPostbacksOnEventLoop: !postbacksViaRouter,
                                                    commitInterval: .microseconds(Int64(commitIntervalMs * 1000)),
                                                    idleTimeout: timeouts.idle, requestTimeout: timeouts.request,
-                                                   writeTimeout: timeouts.write, maximumConnections: connections,
+                                                   writeTimeout: timeouts.write, unsentLimit: timeouts.unsentLimit,
+                                                   maximumConnections: connections,
                                                    shutdownTimeout: try ListenerOptions.duration(
                                                        shutdownTimeout, option: "--shutdown-timeout"))
         if !paths.isEmpty { configuration.postbackPaths = paths }

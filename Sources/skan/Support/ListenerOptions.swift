@@ -11,8 +11,11 @@ struct ListenerOptions: ParsableArguments {
     @Option(help: "Seconds a client may take to send one request, head to end of body.")
     var requestTimeout: Double = 30
 
-    @Option(help: "Seconds a client may leave its replies unread (past 64 KiB unsent nothing more is read from it) before its connection is closed.")
+    @Option(help: "Seconds a client may leave its replies unread (past --max-unsent-bytes nothing more is read from it) before its connection is closed.")
     var writeTimeout: Double = 30
+
+    @Option(help: "Reply bytes a connection may leave unsent (the process's buffer and the socket's together) before nothing more is read from it.")
+    var maxUnsentBytes = FrontDoor.Timeouts.defaultUnsentLimit
 
     @Option(help: "Connections held open at most, all of this process's listeners together (default: the descriptor limit less \(DescriptorLimit.reserve)); more wait to be accepted, and a line is logged.")
     var maxConnections: Int?
@@ -28,9 +31,13 @@ struct ListenerOptions: ParsableArguments {
 
     /// The timeouts, checked.
     func timeouts() throws(CLIError) -> FrontDoor.Timeouts {
-        FrontDoor.Timeouts(idle: try Self.duration(idleTimeout, option: "--idle-timeout"),
-                           request: try Self.duration(requestTimeout, option: "--request-timeout"),
-                           write: try Self.duration(writeTimeout, option: "--write-timeout"))
+        guard maxUnsentBytes >= 4096 else {
+            throw CLIError("--max-unsent-bytes must be at least 4096, got \(maxUnsentBytes)")
+        }
+        return FrontDoor.Timeouts(idle: try Self.duration(idleTimeout, option: "--idle-timeout"),
+                                  request: try Self.duration(requestTimeout, option: "--request-timeout"),
+                                  write: try Self.duration(writeTimeout, option: "--write-timeout"),
+                                  unsentLimit: maxUnsentBytes)
     }
 
     /// Raises the soft descriptor limit (see ``DescriptorLimit``), logs it, and returns the connection budget that
