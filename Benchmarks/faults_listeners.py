@@ -145,7 +145,9 @@ def slow_reader(port, request, seconds, results):
     opened, sent = time.monotonic(), 0
     while time.monotonic() - opened < seconds:
         try:
-            sent += sock.send(batch)
+            # From where the last send stopped: a request cut in two and begun again would be a malformed one.
+            offset = sent % len(batch)
+            sent += sock.send(batch[offset:])
         except socket.timeout:
             continue
         except OSError:

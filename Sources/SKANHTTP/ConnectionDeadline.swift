@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
@@ -35,6 +40,12 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
     private var readDeadline: NIODeadline?
     /// When the connection closes for replies not drained, or `nil` while it is writable.
     private var writeDeadline: NIODeadline?
+    /// Responses whose end was written and not yet handed to the socket.
+    private var undrained = 0
+    /// When the connection closes because the oldest of those has waited the write timeout, or `nil` when none
+    /// waits. A connection can stay writable with a reply stuck (one small reply backed up, and a router that waits
+    /// for it before reading on), so writability alone cannot say a client stopped reading.
+    private var drainDeadline: NIODeadline?
     /// A `read` held back while the connection is unwritable.
     private var readHeld = false
     /// The one timer and when it fires, which may be before the deadlines: a timer that finds them pushed back sets
@@ -61,10 +72,13 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
             let marks = ChannelOptions.Types.WriteBufferWaterMark(low: max(1, unsentLimit / 4), high: max(2, unsentLimit / 2))
             try? options.setOption(ChannelOptions.writeBufferWaterMark, value: marks)
             try? options.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(max(1, unsentLimit / 2)))
-            // One receive (64 KiB at most) per read cycle, not SwiftNIO's four: everything read is decoded and
-            // answered before a held read can stop the next, so a cycle bounds what a pipelining client that never
-            // reads can make the server answer at once (some 1,000 requests, not 4,000).
+            // One receive of at most 16 KiB per read cycle, not SwiftNIO's four of up to 64 KiB: everything read is
+            // decoded and answered (or queued for the router) before a held read can stop the next, so a cycle
+            // bounds what a pipelining client that never reads makes the server hold at once (some 300 requests,
+            // not 4,000). A postback or an impression request is well under it.
             try? options.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
+            try? options.setOption(ChannelOptions.recvAllocator,
+                                   value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: 16 << 10))
         }
         if context.channel.isActive { armRead(idleTimeout, context: context) }
     }
@@ -106,12 +120,29 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
     }
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            requestsOpen = max(0, requestsOpen - 1)
-            // A response may end before its request was read whole (a 413): the body's deadline still runs.
-            if requestsOpen == 0 && !isReadingRequest { armRead(idleTimeout, context: context) }
+        guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
+        requestsOpen = max(0, requestsOpen - 1)
+        // A response may end before its request was read whole (a 413): the body's deadline still runs.
+        if requestsOpen == 0 && !isReadingRequest { armRead(idleTimeout, context: context) }
+        undrained += 1
+        if drainDeadline == nil {
+            let deadline = context.eventLoop.now + writeTimeout
+            drainDeadline = deadline
+            schedule(deadline, context: context)
         }
-        context.write(data, promise: promise)
+        let written = promise ?? context.eventLoop.makePromise(of: Void.self)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { _ in
+            let (handler, context) = bound.value
+            handler.drained(context: context)
+        }
+        context.write(data, promise: written)
+    }
+
+    /// A response's end reached the socket: the wait starts again for the next one still queued, if any.
+    private func drained(context: ChannelHandlerContext) {
+        undrained = max(0, undrained - 1)
+        drainDeadline = undrained == 0 ? nil : context.eventLoop.now + writeTimeout
     }
 
     public func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -164,14 +195,14 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
 
     private func timerFired(context: ChannelHandlerContext) {
         timer = nil
-        let closesAt: NIODeadline
-        switch (readDeadline, writeDeadline) {
-        case (nil, nil): return
-        case (let read?, nil): closesAt = read
-        case (nil, let write?): closesAt = write
-        case (let read?, let write?): closesAt = min(read, write)
-        }
+        guard let closesAt = [readDeadline, writeDeadline, drainDeadline].compactMap({ $0 }).min() else { return }
         if context.eventLoop.now < closesAt { return setTimer(firingAt: closesAt, context: context) }
+        if closesAt != readDeadline {
+            // A client that does not read: reset rather than close, so that the kernel drops the replies queued for
+            // it at once (a FIN would wait behind them, holding the socket and its buffer for as long as the client
+            // keeps its window shut) and the client learns of it on its next send.
+            _ = (context.channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+        }
         // The whole connection goes, and with it the replies it never took: a half-close would leave a socket
         // waiting for a client that stalls.
         context.close(mode: .all, promise: nil)
@@ -181,6 +212,7 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
     private func stop() {
         readDeadline = nil
         writeDeadline = nil
+        drainDeadline = nil
         timer?.scheduled.cancel()
         timer = nil
     }

@@ -115,6 +115,28 @@ struct ReplyBackPressureTests {
         #expect(!channel.isActive)
     }
 
+    @Test("a reply not handed to the socket within the write timeout closes the connection, writable or not")
+    func replyNotDrained() throws {
+        let (channel, _) = try Self.connected(write: .milliseconds(500))
+        try ConnectionDeadlineTests.request(channel)
+        // Written, never flushed: as a reply behind a full socket buffer, with the channel still writable.
+        channel.write(HTTPResponsePart.end(nil), promise: nil)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(499))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!channel.isActive)
+    }
+
+    @Test("replies that reach the socket leave nothing timed but the idle timeout")
+    func repliesDrained() throws {
+        let (channel, _) = try Self.connected(write: .milliseconds(500))
+        try ConnectionDeadlineTests.request(channel)
+        try channel.writeOutbound(HTTPResponsePart.end(nil))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(59))
+        #expect(channel.isActive)
+        try channel.close().wait()
+    }
+
     @Test("nothing is read while replies are backed up; the held read goes out once they drain")
     func readsHeld() throws {
         let (channel, counter) = try Self.connected(write: .seconds(5))
