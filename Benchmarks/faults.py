@@ -18,10 +18,15 @@ Cases (CASES=slow,descriptors,leaks,acks,flood selects some):
                request: 200 replies received against rows stored. Both postback paths.
   flood        FLOOD_SECONDS of 64,000-byte bodies that are refused (a 60,000-character version): database growth
                every 10 s and bytes per kept refusal against 5 KB and RejectionCap's maximumRowBytes (4,928).
+  slowreaders  issue 32: clients that pipeline and never read, against every listener of serve, signer and dashboard
+  starvation   issue 32: at 256 and 1,024 descriptors, one listener flooded with idle sockets, the others probed
+               (both in Benchmarks/faults_listeners.py, which documents their settings)
 """
 import asyncio, collections, json, multiprocessing, os, random, re, resource, signal, socket, sqlite3, statistics
 import subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
+
+import faults_listeners
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST = "127.0.0.1"  # loopback only, always
@@ -33,7 +38,8 @@ def env(name, default, kind=int):
 
 
 BIN = os.environ.get("SKAN_BIN") or os.path.join(ROOT, ".build/release/skan")
-CASES = [c.strip() for c in os.environ.get("CASES", "slow,descriptors,leaks,acks,flood").split(",") if c.strip()]
+CASES = [c.strip() for c in os.environ.get("CASES", "slow,descriptors,leaks,acks,flood,slowreaders,starvation").split(",")
+         if c.strip()]
 SLOW_CONNECTIONS = env("SLOW_CONNECTIONS", 2000)
 SLOW_SECONDS = env("SLOW_SECONDS", 30)
 SLOW_BYTE_INTERVAL = env("SLOW_BYTE_INTERVAL", 2.0, float)
@@ -756,7 +762,7 @@ def main():
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="skan-faults-") as folder:
         probes = int(SLOW_SECONDS / PROBE_INTERVAL) + 10
-        postbacks = Postbacks(folder, probes + 4 * ACK_COUNT + 20)
+        postbacks = Postbacks(folder, probes + 4 * ACK_COUNT + 20 + 12 * faults_listeners.PROBES * 2)
         for case in CASES:
             try:
                 if case == "slow":
@@ -771,6 +777,10 @@ def main():
                     case_acks(folder, postbacks, router=True)
                 elif case == "flood":
                     case_flood(folder)
+                elif case == "slowreaders":
+                    faults_listeners.case_slow_readers(folder, ROOT, BIN, report, log)
+                elif case == "starvation":
+                    faults_listeners.case_starvation(folder, ROOT, BIN, report, log, postbacks)
                 else:
                     log(f"unknown case {case}")
             except Exception as error:  # a case that could not run is a failure, and the others still run

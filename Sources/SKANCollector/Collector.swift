@@ -26,6 +26,9 @@ public struct Collector: Sendable {
     public let pipeline: PostbackPipeline
     /// What `GET /metrics` reports (on the admin listener).
     public let metrics: CollectorMetrics
+    /// The timeouts and the connection budget of every listener: the device and admin ports, and whatever the host
+    /// serves beside them (`skan serve --dashboard-port` builds the dashboard's listener through it).
+    public let frontDoor: FrontDoor
     /// Where store failures are logged, rate-limited.
     let failureLog: StoreFailureLog
     let logger: Logger
@@ -45,6 +48,8 @@ public struct Collector: Sendable {
         pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger,
                                     logsBodies: configuration.logsBodies, now: now)
         metrics = CollectorMetrics()
+        frontDoor = FrontDoor(timeouts: configuration.timeouts,
+                              budget: configuration.maximumConnections.map { ConnectionBudget(limit: $0, logger: logger) })
     }
 
     /// Adds the collector's device-facing routes (and its `Host` check) to `router`: the postback paths and
@@ -79,16 +84,13 @@ public struct Collector: Sendable {
     /// receives the bound port.
     public func adminApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol {
-        let configuration = configuration
-        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            [ConnectionDeadline(idleTimeout: configuration.idleTimeout, requestTimeout: configuration.requestTimeout)]
-        }
+        let (door, gate) = (frontDoor, frontDoor.gate("admin"))
         return Application(
             router: adminRouter,
-            server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
-            configuration: ApplicationConfiguration(
-                address: .hostname(configuration.adminAccess.bindHost, port: configuration.adminPort), serverName: nil),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            server: .http1(configuration: .init(additionalChannelHandlers: door.handlers())),
+            configuration: door.configuration(
+                address: .hostname(configuration.adminAccess.bindHost, port: configuration.adminPort), gate: gate),
+            onServerRunning: door.running(gate, then: onServerRunning),
             logger: logger)
     }
 
@@ -100,22 +102,19 @@ public struct Collector: Sendable {
         let configuration = configuration
         let (pipeline, metrics) = (pipeline, metrics)
         let date = HTTPDate()
+        let (door, gate) = (frontDoor, frontDoor.gate("device"))
         // Built per connection: each handler holds one connection's state.
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            let deadline = ConnectionDeadline(idleTimeout: configuration.idleTimeout,
-                                              requestTimeout: configuration.requestTimeout)
-            guard configuration.answersPostbacksOnEventLoop else { return [deadline] }
+            guard configuration.answersPostbacksOnEventLoop else { return door.handlers() }
             let postbacks = PostbackResponder(pipeline: pipeline, metrics: metrics, paths: configuration.postbackPaths,
                                               limit: configuration.bodyLimit)
-            return [deadline, EventLoopFastPath(postbacks, date: date)]
+            return door.handlers([EventLoopFastPath(postbacks, date: date)])
         }
         var application = Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
-            configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
-                availableConnectionsDelegate: configuration.maximumConnections.map { .maximum($0, logger: logger) }),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            configuration: door.configuration(address: .hostname(configuration.host, port: configuration.port), gate: gate),
+            onServerRunning: door.running(gate, then: onServerRunning),
             eventLoopGroupProvider: configuration.eventLoopThreads.map {
                 .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0))
             } ?? .singleton,

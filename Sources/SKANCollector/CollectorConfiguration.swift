@@ -47,11 +47,23 @@ public struct CollectorConfiguration: Sendable {
     public var idleTimeout: Duration
     /// How long a client may take to send one request, from its head to the end of its body.
     public var requestTimeout: Duration
-    /// Connections open at most; past it new ones wait in the kernel's backlog until one closes. `nil`: no limit
-    /// (`skan serve` sets one below the process's descriptor limit, so that accepting never fails with EMFILE).
+    /// How long a connection may leave its replies undrained (more than ``unsentLimit`` bytes unsent) before the
+    /// server closes it; meanwhile nothing more is read from it.
+    public var writeTimeout: Duration
+    /// Reply bytes a connection may leave unsent (SwiftNIO's buffer and the socket's together) before it stops being
+    /// read (``FrontDoor/Timeouts/defaultUnsentLimit``); `nil`: SwiftNIO's 64 KiB over the kernel's own buffer.
+    public var unsentLimit: Int?
+    /// Connections open at most, the device and admin listeners (and any built through ``Collector/frontDoor``)
+    /// together; past it new ones wait in the kernel's backlog until one closes, and a line is logged. `nil`: no
+    /// limit (`skan serve` sets one below the process's descriptor limit, so that accepting never fails with EMFILE).
     public var maximumConnections: Int?
     /// How long a graceful shutdown may take: requests already read finish within it, then slow clients are cut.
     public var shutdownTimeout: Duration
+
+    /// The timeouts of every connection, as ``FrontDoor`` takes them.
+    public var timeouts: FrontDoor.Timeouts {
+        FrontDoor.Timeouts(idle: idleTimeout, request: requestTimeout, write: writeTimeout, unsentLimit: unsentLimit)
+    }
 
     /// Makes a configuration; the defaults serve the postback paths on loopback port 8080 and the operator routes on
     /// loopback port ``defaultAdminPort``. Without `adminPort`, a device port of 0 (tests, benchmarks) gives an
@@ -62,7 +74,9 @@ public struct CollectorConfiguration: Sendable {
                 bodyLimit: Int = 64 * 1024, logsBodies: Bool = false, eventLoopThreads: Int? = nil,
                 answersPostbacksOnEventLoop: Bool = true, commitInterval: Duration = .milliseconds(2),
                 idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(30),
-                maximumConnections: Int? = nil, shutdownTimeout: Duration = .seconds(10)) {
+                writeTimeout: Duration = .seconds(30), unsentLimit: Int? = FrontDoor.Timeouts.defaultUnsentLimit,
+                maximumConnections: Int? = nil,
+                shutdownTimeout: Duration = .seconds(10)) {
         self.host = host
         self.port = port
         self.adminAccess = adminAccess
@@ -75,6 +89,8 @@ public struct CollectorConfiguration: Sendable {
         self.commitInterval = commitInterval
         self.idleTimeout = idleTimeout
         self.requestTimeout = requestTimeout
+        self.writeTimeout = writeTimeout
+        self.unsentLimit = unsentLimit
         self.maximumConnections = maximumConnections
         self.shutdownTimeout = shutdownTimeout
     }
@@ -89,12 +105,16 @@ public struct CollectorConfiguration: Sendable {
         if commitInterval < .zero || commitInterval > .seconds(1) {
             throw CollectorError(.invalidConfiguration, "the commit interval must be 0 to 1 s, got \(commitInterval)")
         }
-        for (name, timeout) in [("idle", idleTimeout), ("request", requestTimeout), ("shutdown", shutdownTimeout)]
+        for (name, timeout) in [("idle", idleTimeout), ("request", requestTimeout), ("write", writeTimeout),
+                                ("shutdown", shutdownTimeout)]
         where timeout <= .zero {
             throw CollectorError(.invalidConfiguration, "the \(name) timeout must be positive, got \(timeout)")
         }
         if let maximumConnections, maximumConnections < 1 {
             throw CollectorError(.invalidConfiguration, "the connection limit must be at least 1, got \(maximumConnections)")
+        }
+        if let unsentLimit, unsentLimit < 2 {
+            throw CollectorError(.invalidConfiguration, "the unsent-bytes bound must be at least 2, got \(unsentLimit)")
         }
         if bodyLimit < 1 {
             throw CollectorError(.invalidConfiguration, "the body limit must be at least 1 byte, got \(bodyLimit)")

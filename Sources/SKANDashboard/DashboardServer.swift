@@ -12,14 +12,18 @@ public struct DashboardServer: Sendable {
     let access: OperatorAccess
     let port: Int
     let logger: Logger
+    let frontDoor: FrontDoor
 
     /// A dashboard served at `access`'s address (see ``OperatorAccess/init(host:token:options:resolve:)``, which
-    /// refuses a listener beyond loopback without a token before anything listens).
-    public init(dashboard: Dashboard, access: OperatorAccess, port: Int, logger: Logger) {
+    /// refuses a listener beyond loopback without a token before anything listens), through `frontDoor`: its
+    /// timeouts and connection budget, shared with the other listeners of the process when it hosts more.
+    public init(dashboard: Dashboard, access: OperatorAccess, port: Int, logger: Logger,
+                frontDoor: FrontDoor = FrontDoor()) {
         self.dashboard = dashboard
         self.access = access
         self.port = port
         self.logger = logger
+        self.frontDoor = frontDoor
     }
 
     /// The HTTP service, for a caller that runs it in its own service group (`skan serve --dashboard-port`).
@@ -28,10 +32,11 @@ public struct DashboardServer: Sendable {
         // First, so that it guards every page and the 404s alike; `/login` (a form, posted) sets the session cookie.
         router.add(middleware: OperatorAccessMiddleware(access, login: true))
         dashboard.addRoutes(to: router)
+        let (door, gate) = (frontDoor, frontDoor.gate("dashboard"))
         return Application(router: router,
-                           configuration: ApplicationConfiguration(address: .hostname(access.bindHost, port: port),
-                                                                   serverName: nil),
-                           onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+                           server: .http1(configuration: .init(additionalChannelHandlers: door.handlers())),
+                           configuration: door.configuration(address: .hostname(access.bindHost, port: port), gate: gate),
+                           onServerRunning: door.running(gate, then: onServerRunning),
                            logger: logger)
     }
 

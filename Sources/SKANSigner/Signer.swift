@@ -16,6 +16,10 @@ import UnixSignals
 /// Private: it signs for whoever can reach it, so its signing listener is under ``OperatorAccess``'s rule
 /// (loopback by default; any other address only with a token), on the router and the event-loop path alike.
 public struct Signer: Sendable {
+    /// Web ads registered and not yet expired at most, by default: about 50 MB of signed responses in memory (some
+    /// 500 bytes each), and at a day's lifetime more than one a second around the clock.
+    public static let defaultMaximumWebAds = 100_000
+
     /// Where the signing listener binds and who may use it.
     public var access: OperatorAccess
     /// The address it binds.
@@ -37,19 +41,26 @@ public struct Signer: Sendable {
     public var answersImpressionsOnEventLoop = true
     /// The web-ad exchange, when a store for registered ads was given.
     let webAds: WebAdExchange?
+    /// How often expired web ads are removed (and the count of registered ones taken again from the store).
+    let webAdSweepInterval: Duration
     /// Where Safari's `get-signed-payload` is served (public), when it is.
     public var publicHost: String
     /// Its port; `nil` serves no public listener.
     public var publicPort: Int?
+    /// The timeouts and the connection budget of both listeners (``FrontDoor``): a device-facing port without
+    /// them is held open by anyone's idle sockets.
+    public var frontDoor: FrontDoor
 
     /// A signer holding `keys`.
     ///
-    /// With `webAdStore`, `POST /v1/web-ads` registers web ads there for `webAdLifetime` seconds, and Safari's
-    /// `POST /.well-known/skadnetwork/get-signed-payload` is served on `publicHost:publicPort` (device-facing,
-    /// so never on the signing port).
+    /// With `webAdStore`, `POST /v1/web-ads` registers web ads there for `webAdLifetime` seconds, at most
+    /// `maximumWebAds` unexpired at once, and Safari's `POST /.well-known/skadnetwork/get-signed-payload` is served
+    /// on `publicHost:publicPort` (device-facing, so never on the signing port). `frontDoor` gives both listeners
+    /// their timeouts and connection budget.
     public init(keys: SignerKeys, access: OperatorAccess = .loopback, port: Int = 8081, logger: Logger,
                 webAdStore: (any WebAdStore)? = nil, webAdLifetime: TimeInterval = 86_400,
-                publicHost: String = "0.0.0.0", publicPort: Int? = nil,
+                maximumWebAds: Int = Signer.defaultMaximumWebAds, webAdSweepInterval: Duration = .seconds(60),
+                publicHost: String = "0.0.0.0", publicPort: Int? = nil, frontDoor: FrontDoor = FrontDoor(),
                 now: @escaping @Sendable () -> Date = Date.init, makeNonce: @escaping @Sendable () -> UUID = UUID.random) {
         self.keys = keys
         self.access = access
@@ -59,12 +70,17 @@ public struct Signer: Sendable {
         self.makeNonce = makeNonce
         self.publicHost = publicHost
         self.publicPort = publicPort
+        self.frontDoor = frontDoor
+        self.webAdSweepInterval = webAdSweepInterval
         let registry = PrometheusCollectorRegistry()
         let factory = PrometheusMetricsFactory(registry: registry)
         self.registry = registry
         signed = Counter(label: "skan_impressions_signed_total", factory: factory)
         refused = Counter(label: "skan_impression_requests_refused_total", factory: factory)
-        webAds = webAdStore.map { WebAdExchange(store: $0, keys: keys, lifetime: webAdLifetime, now: now, makeNonce: makeNonce) }
+        webAds = webAdStore.map {
+            WebAdExchange(store: $0, keys: keys, lifetime: webAdLifetime, maximum: maximumWebAds, now: now,
+                          makeNonce: makeNonce)
+        }
     }
 
     /// Adds the signer's routes to `router`, so that it can be mounted on a listener of its own or beside another
@@ -171,35 +187,54 @@ public struct Signer: Sendable {
         router.add(middleware: OperatorAccessMiddleware(access))
         addRoutes(to: router)
         let responder = ImpressionResponder(keys: keys, now: now, makeNonce: makeNonce, signed: signed, refused: refused)
-        let (onLoop, date, access) = (answersImpressionsOnEventLoop, HTTPDate(), access)
+        let (onLoop, date, access, door) = (answersImpressionsOnEventLoop, HTTPDate(), access, frontDoor)
+        let gate = door.gate("signer")
         // Built per connection: each handler holds one connection's state.
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            onLoop ? [EventLoopFastPath(responder, date: date, access: access)] : []
+            door.handlers(onLoop ? [EventLoopFastPath(responder, date: date, access: access)] : [])
         }
         return Application(
             router: router,
             server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: nil),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            configuration: door.configuration(address: .hostname(host, port: port), gate: gate),
+            onServerRunning: door.running(gate, then: onServerRunning),
             logger: logger)
+    }
+
+    /// The public listener's HTTP application (Safari's `get-signed-payload` and `/healthz`), not yet running, or
+    /// `nil` without a web-ad store or ``publicPort``.
+    public func publicApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> (any Service)? {
+        guard let publicPort, webAds != nil else { return nil }
+        let router = Router()
+        addPublicRoutes(to: router)
+        let (door, gate) = (frontDoor, frontDoor.gate("public"))
+        return Application(
+            router: router,
+            server: .http1(configuration: .init(additionalChannelHandlers: door.handlers())),
+            configuration: door.configuration(address: .hostname(publicHost, port: publicPort), gate: gate),
+            onServerRunning: door.running(gate, then: onServerRunning),
+            logger: logger)
+    }
+
+    /// Every service of the signer: its listeners and, with a web-ad store, the sweep of expired ads (which runs
+    /// whether or not Safari's listener does, so that registrations expire out of the store either way).
+    public func services(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+                         onPublicRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
+        var services: [any Service] = [application(onServerRunning: onServerRunning)]
+        if let open = publicApplication(onServerRunning: onPublicRunning) { services.append(open) }
+        if let webAds {
+            services.append(ExpiredWebAds(exchange: webAds, interval: webAdSweepInterval, logger: logger))
+        }
+        return services
     }
 
     /// Serves until SIGINT or SIGTERM; `onServerRunning` receives the bound port, `onPublicRunning` the public one.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
                     onPublicRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        var services: [any Service] = [application(onServerRunning: onServerRunning)]
-        if let publicPort, let webAds {
-            let publicRouter = Router()
-            addPublicRoutes(to: publicRouter)
-            services.append(Application(
-                router: publicRouter,
-                configuration: ApplicationConfiguration(address: .hostname(publicHost, port: publicPort), serverName: nil),
-                onServerRunning: { channel in await onPublicRunning(channel.localAddress?.port ?? 0) },
-                logger: logger))
-            services.append(ExpiredWebAds(store: webAds.store, now: now, logger: logger))
-        }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services(onServerRunning: onServerRunning, onPublicRunning: onPublicRunning),
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

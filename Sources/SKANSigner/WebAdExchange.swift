@@ -1,6 +1,7 @@
 import Foundation
 import SKANCore
 import SKANStore
+import Synchronization
 
 /// SKAdNetwork for Web Ads (spec §7.2) on the signer: the ad server registers an ad it is about to serve and gets
 /// its nonce in the encodings the ad link and Safari use; after the tap Safari asks for the signed payload by that
@@ -10,6 +11,10 @@ struct WebAdExchange: Sendable {
     let keys: SignerKeys
     /// How long a registered ad is served to Safari.
     let lifetime: TimeInterval
+    /// Registered ads kept at most: past it a registration is refused until some expire.
+    let maximum: Int
+    /// The ads registered and not yet swept, so that a registration costs no count of the table.
+    let tally = WebAdTally()
     let now: @Sendable () -> Date
     let makeNonce: @Sendable () -> UUID
 
@@ -62,10 +67,15 @@ struct WebAdExchange: Sendable {
         }
         let expires = now().addingTimeInterval(lifetime)
         let response = signed.json(.webResponse)
+        guard tally.reserve(maximum: maximum) else {
+            return Self.refusal(503, field: nil, "the signer holds \(maximum) registered web ads, its limit "
+                                + "(--max-web-ads); retry once some expire")
+        }
         do {
             try await store.register(RegisteredWebAd(nonce: nonce, sourceDomain: signed.impression.sourceDomain ?? "",
                                                      response: response, expiresAt: expires))
         } catch {
+            tally.release()
             return Self.refusal(503, field: nil, "the store could not keep the ad: \(error.code)")
         }
         var writer = JSONWriter()
@@ -112,8 +122,40 @@ struct WebAdExchange: Sendable {
         }
     }
 
+    /// Removes the ads expired by now and takes the count of those left from the store (where other signers sharing
+    /// it register too); returns how many were removed.
+    func sweep() async throws(StoreError) -> Int {
+        let removed = try await store.removeExpired(at: now())
+        tally.reset(to: try await store.count())
+        return removed
+    }
+
     /// The link's `attributionSourceNonce`: the UUID's 16 raw bytes in unpadded base64url, case preserved.
     static func linkNonce(_ nonce: UUID) -> String {
         withUnsafeBytes(of: nonce.uuid) { Base64URL.encode($0) }
     }
+}
+
+/// Registered web ads counted in memory between sweeps: checked and taken under one lock, so that concurrent
+/// registrations never pass the limit together.
+final class WebAdTally: Sendable {
+    private let count = Mutex(0)
+
+    /// Takes a place for one more ad, unless `maximum` are held.
+    func reserve(maximum: Int) -> Bool {
+        count.withLock { count in
+            guard count < maximum else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// Gives back a place whose registration failed.
+    func release() { count.withLock { $0 = max(0, $0 - 1) } }
+
+    /// The store's own count, after a sweep.
+    func reset(to value: Int) { count.withLock { $0 = value } }
+
+    /// Ads held now.
+    var value: Int { count.withLock { $0 } }
 }

@@ -62,6 +62,16 @@ public final class PostgresWebAdStore: WebAdStore {
         }
     }
 
+    public func count() async throws(StoreError) -> Int {
+        let logger = pool.logger
+        return try await pool.run(.readFailed, "cannot count web ads") { client in
+            let rows = try await client.query("SELECT count(*)::bigint FROM web_ads", logger: logger)
+            var count = 0
+            for try await value in rows.decode(Int.self) { count = value }
+            return count
+        }
+    }
+
     public func close() async throws(StoreError) {
         await pool.close()
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SKANHTTP
 import SKANDashboard
 import SKANReports
 
@@ -34,9 +35,12 @@ struct DashboardCommand: AsyncParsableCommand {
     @Option(help: "Log level.")
     var logLevel: LogLevelArgument = .info
 
+    @OptionGroup var listener: ListenerOptions
+
     func run() async throws {
         let location = try StoreLocation(db)
         let logger = LogSetup.make(label: "skan.dashboard", level: logLevel.level)
+        let frontDoor = try listener.frontDoor(logger: logger)
         do {
             var conversionSchema: ConversionSchema?
             if let schema {
@@ -52,7 +56,8 @@ struct DashboardCommand: AsyncParsableCommand {
                 if !dashboard.hasCharts {
                     logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); pages show tables only")
                 }
-                let server = DashboardServer(dashboard: dashboard, access: access, port: port, logger: logger)
+                let server = DashboardServer(dashboard: dashboard, access: access, port: port, logger: logger,
+                                             frontDoor: frontDoor)
                 let host = host
                 try await server.run { port in
                     FileHandle.standardOutput.write(Data("skan dashboard: http://\(host):\(port)/\n".utf8))

@@ -65,14 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Least milliseconds between the starts of back-to-back commits: under load more postbacks share each fsync (0: commit as soon as one ends).")
     var commitIntervalMs: Double = 2
 
-    @Option(help: "Seconds a connection may stay idle, or take to send a request's head, before it is closed.")
-    var idleTimeout: Double = 30
-
-    @Option(help: "Seconds a client may take to send one request, head to end of body.")
-    var requestTimeout: Double = 30
-
-    @Option(help: "Connections held open at most (default: the descriptor limit less \(DescriptorLimit.reserve)); more wait to be accepted.")
-    var maxConnections: Int?
+    @OptionGroup var listener: ListenerOptions
 
     @Option(help: "Seconds a graceful shutdown (SIGTERM, SIGINT) may take before slow clients are cut off.")
     var shutdownTimeout: Double = 10
@@ -89,16 +82,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
         let verifier = AttributionVerifier(keyRing: try keys.keyRing())
-        let descriptors = DescriptorLimit.raise()
-        let connections = min(maxConnections ?? descriptors.connectionBudget, descriptors.connectionBudget)
-        logger.info("descriptor limit", metadata: [
-            "soft-before": "\(descriptors.previous)", "soft": "\(descriptors.soft)", "hard": "\(descriptors.hard)",
-            "max-connections": "\(connections)",
-        ])
-        if let maxConnections, maxConnections > connections {
-            logger.warning("--max-connections lowered to fit the descriptor limit",
-                           metadata: ["asked": "\(maxConnections)", "used": "\(connections)"])
-        }
+        let timeouts = try listener.timeouts()
+        let connections = try listener.connectionLimit(logger: logger)
         let adminAccess = try Self.access(host: adminHost, tokenFile: adminTokenFile,
                                           options: .init(host: "--admin-host", tokenFile: "--admin-token-file"))
         let store = try storage.open(db)
@@ -107,10 +92,11 @@ struct ServeCommand: AsyncParsableCommand {
                                                    eventLoopThreads: eventLoops,
                                                    answersPostbacksOnEventLoop: !postbacksViaRouter,
                                                    commitInterval: .microseconds(Int64(commitIntervalMs * 1000)),
-                                                   idleTimeout: .milliseconds(Int64(idleTimeout * 1000)),
-                                                   requestTimeout: .milliseconds(Int64(requestTimeout * 1000)),
+                                                   idleTimeout: timeouts.idle, requestTimeout: timeouts.request,
+                                                   writeTimeout: timeouts.write, unsentLimit: timeouts.unsentLimit,
                                                    maximumConnections: connections,
-                                                   shutdownTimeout: .milliseconds(Int64(shutdownTimeout * 1000)))
+                                                   shutdownTimeout: try ListenerOptions.duration(
+                                                       shutdownTimeout, option: "--shutdown-timeout"))
         if !paths.isEmpty { configuration.postbackPaths = paths }
         let collector: Collector
         do {
@@ -142,7 +128,10 @@ struct ServeCommand: AsyncParsableCommand {
                     logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); the dashboard shows tables only")
                 }
                 let dashboardHost = dashboardHost
-                beside.append(DashboardServer(dashboard: dashboard, access: access, port: dashboardPort, logger: logger)
+                // Through the collector's front door: the same timeouts, and one connection budget for all three
+                // listeners, so that idle sockets on the dashboard's port cannot take the device port's descriptors.
+                beside.append(DashboardServer(dashboard: dashboard, access: access, port: dashboardPort, logger: logger,
+                                              frontDoor: collector.frontDoor)
                     .application { port in
                     FileHandle.standardOutput.write(Data("skan serve: dashboard on http://\(dashboardHost):\(port)/\n".utf8))
                 })

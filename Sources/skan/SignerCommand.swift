@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import SKANCore
+import SKANHTTP
 import SKANSigner
 import SKANStore
 import Synchronization
@@ -51,8 +52,13 @@ struct SignerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a registered web ad is served to Safari.")
     var webAdTtl = 86_400
 
+    @Option(help: "Web ads registered and not yet expired at most; past it POST /v1/web-ads answers 503 until some expire.")
+    var maxWebAds = Signer.defaultMaximumWebAds
+
     @Option(help: "Log level.")
     var logLevel: LogLevelArgument = .info
+
+    @OptionGroup var listener: ListenerOptions
 
     @Flag(help: "Answer POST /v1/impressions through Hummingbird's router instead of on the event loop that read it (same replies; slower; for comparison).")
     var impressionsViaRouter = false
@@ -72,6 +78,8 @@ struct SignerCommand: AsyncParsableCommand {
                                              options: .init(host: "--host", tokenFile: "--token-file"))
         let logger = LogSetup.make(label: "skan.signer", level: logLevel.level)
         guard webAdTtl > 0 else { throw CLIError("--web-ad-ttl must be a positive number of seconds, got \(webAdTtl)") }
+        guard maxWebAds > 0 else { throw CLIError("--max-web-ads must be at least 1, got \(maxWebAds)") }
+        let frontDoor = try listener.frontDoor(logger: logger)
         let store: any WebAdStore = try db.map { text throws(CLIError) in try StoreLocation(text).openWebAdStore() } ?? MemoryWebAdStore()
         do {
             try await store.migrate()
@@ -80,7 +88,8 @@ struct SignerCommand: AsyncParsableCommand {
         }
         let (host, publicHost) = (host, publicHost)
         var signer = Signer(keys: keys, access: access, port: port, logger: logger, webAdStore: store,
-                            webAdLifetime: TimeInterval(webAdTtl), publicHost: publicHost, publicPort: publicPort)
+                            webAdLifetime: TimeInterval(webAdTtl), maximumWebAds: maxWebAds, publicHost: publicHost,
+                            publicPort: publicPort, frontDoor: frontDoor)
         signer.answersImpressionsOnEventLoop = !impressionsViaRouter
         // Both lines once both listeners are up, private first, whichever binds first.
         let bound = Mutex<(signing: Int?, public: Int?)>((nil, publicPort == nil ? 0 : nil))

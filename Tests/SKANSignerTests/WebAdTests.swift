@@ -156,7 +156,9 @@ struct WebAdTests {
         #expect(try await store.ad(nonce: ads[1].nonce, at: start)?.sourceDomain == "site1.example")
         #expect(try await store.ad(nonce: UUID(), at: start) == nil)
         #expect(try await store.ad(nonce: ads[0].nonce, at: start.addingTimeInterval(60)) == nil)
+        #expect(try await store.count() == 3)
         #expect(try await store.removeExpired(at: start.addingTimeInterval(120)) == 2)
+        #expect(try await store.count() == 1)
         #expect(try await store.ad(nonce: ads[2].nonce, at: start.addingTimeInterval(120))?.response == #"{"n":2}"#)
         try await store.close()
     }

@@ -31,5 +31,7 @@ public final class MemoryWebAdStore: WebAdStore {
         }
     }
 
+    public func count() async throws(StoreError) -> Int { ads.withLock { $0.count } }
+
     public func close() async throws(StoreError) {}
 }

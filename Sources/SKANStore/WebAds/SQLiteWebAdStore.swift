@@ -21,6 +21,7 @@ public final class SQLiteWebAdStore: WebAdStore {
     public func register(_ ad: RegisteredWebAd) async throws(StoreError) { try registerNow(ad) }
     public func ad(nonce: UUID, at now: Date) async throws(StoreError) -> RegisteredWebAd? { try adNow(nonce, now) }
     public func removeExpired(at now: Date) async throws(StoreError) -> Int { try removeNow(now) }
+    public func count() async throws(StoreError) -> Int { try countNow() }
 
     public func close() async throws(StoreError) {
         do { try database.close() } catch { throw StoreError(.writeFailed, "cannot close the database: \(error)") }
@@ -65,6 +66,14 @@ public final class SQLiteWebAdStore: WebAdStore {
             }
         } catch {
             throw StoreError(.writeFailed, "cannot remove expired web ads: \(error)")
+        }
+    }
+
+    private func countNow() throws(StoreError) -> Int {
+        do {
+            return try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM web_ads") ?? 0 }
+        } catch {
+            throw StoreError(.readFailed, "cannot count web ads: \(error)")
         }
     }
 

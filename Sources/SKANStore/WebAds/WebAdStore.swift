@@ -13,6 +13,9 @@ public protocol WebAdStore: Sendable {
     /// Removes the ads expired at `now`; returns how many.
     @discardableResult
     func removeExpired(at now: Date) async throws(StoreError) -> Int
+    /// How many ads the store holds (expired ones not yet removed included): what the signer's limit on
+    /// registrations is checked against after each sweep.
+    func count() async throws(StoreError) -> Int
     /// Lets go of the engine's connections.
     func close() async throws(StoreError)
 }

@@ -1,0 +1,82 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The one way into every listener of a process: the same idle, request and write timeouts on every connection
+/// (``ConnectionDeadline``), the same bound on replies left unsent, and one ``ConnectionBudget`` across all the
+/// listeners. The collector's device and admin ports, the signer's private and public ports and the dashboard each
+/// build their application through it, so that no listener is the one without defences.
+///
+/// ```swift
+/// let door = FrontDoor(budget: ConnectionBudget(limit: DescriptorLimit.raise().connectionBudget, logger: logger))
+/// let gate = door.gate("dashboard")
+/// Application(router: router, server: .http1(configuration: .init(additionalChannelHandlers: door.handlers())),
+///             configuration: door.configuration(address: .hostname("127.0.0.1", port: 8090), gate: gate),
+///             onServerRunning: { channel in gate.bound(channel) })
+/// ```
+public struct FrontDoor: Sendable {
+    /// How long a client may be slow, each way.
+    public struct Timeouts: Sendable, Hashable {
+        /// How long a connection may sit between requests, or before its first request's head is complete.
+        public var idle: Duration
+        /// How long a client may take to send one request, from its head to the end of its body.
+        public var request: Duration
+        /// How long a connection may leave more than ``unsentLimit`` reply bytes unread before it is closed.
+        public var write: Duration
+        /// Reply bytes a connection may leave unsent (SwiftNIO's buffer and the socket's together) before nothing
+        /// more is read from it; `nil`: SwiftNIO's 64 KiB, over a kernel send buffer the kernel sizes itself (on
+        /// Linux up to `net.ipv4.tcp_wmem`'s 4 MB, which a client that never reads makes the server fill first).
+        public var unsentLimit: Int?
+
+        /// 256 KiB: a reply of the collector or the signer is under 1 KiB and a dashboard page some 100 KiB, while a
+        /// connection still moves 2.5 MB/s at 100 ms of round trip.
+        public static let defaultUnsentLimit = 256 << 10
+
+        /// Timeouts; the defaults allow 30 s each way, as nginx allows 60 s for a head and 75 s of keep-alive.
+        public init(idle: Duration = .seconds(30), request: Duration = .seconds(30), write: Duration = .seconds(30),
+                    unsentLimit: Int? = Timeouts.defaultUnsentLimit) {
+            self.idle = idle
+            self.request = request
+            self.write = write
+            self.unsentLimit = unsentLimit
+        }
+    }
+
+    /// The timeouts every connection gets.
+    public let timeouts: Timeouts
+    /// The connections the process holds open at most, across its listeners; `nil`: no bound (tests, embedding).
+    public let budget: ConnectionBudget?
+
+    /// A door with `timeouts` and, when given, `budget` across every listener built through it.
+    public init(timeouts: Timeouts = Timeouts(), budget: ConnectionBudget? = nil) {
+        self.timeouts = timeouts
+        self.budget = budget
+    }
+
+    /// The handlers every connection starts with, made fresh for each one (they hold one connection's state):
+    /// ``ConnectionDeadline`` first, then `after` (a listener's ``EventLoopFastPath``).
+    public func handlers(_ after: [any RemovableChannelHandler] = []) -> [any RemovableChannelHandler] {
+        [ConnectionDeadline(idleTimeout: timeouts.idle, requestTimeout: timeouts.request, writeTimeout: timeouts.write,
+                            unsentLimit: timeouts.unsentLimit)] + after
+    }
+
+    /// One listener's place in the budget, named in its log line; `nil` without a budget.
+    public func gate(_ name: String) -> ConnectionBudget.Gate? {
+        budget?.gate(name)
+    }
+
+    /// The application configuration for a listener on `address` that counts its connections through `gate`.
+    public func configuration(address: BindAddress, gate: ConnectionBudget.Gate?) -> ApplicationConfiguration {
+        ApplicationConfiguration(address: address, serverName: nil, availableConnectionsDelegate: gate)
+    }
+
+    /// `onServerRunning` for a listener through `gate`: tells the budget the bound channel (so that a close
+    /// elsewhere can wake it), then passes the bound port to `then`.
+    public func running(_ gate: ConnectionBudget.Gate?, then: @escaping @Sendable (Int) async -> Void)
+        -> @Sendable (any Channel) async -> Void {
+        { channel in
+            gate?.bound(channel)
+            await then(channel.localAddress?.port ?? 0)
+        }
+    }
+}
