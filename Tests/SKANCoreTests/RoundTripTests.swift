@@ -78,7 +78,7 @@ struct RoundTripTests {
             case .campaignZero: "campaign-id must be an integer 1...100, got 0"
             case .campaignHigh: "got 101"
             case .viewThroughAt21: "2.2 or later"
-            case .uppercaseNetwork: "lowercase"
+            case .uppercaseNetwork: "ad-network-id \"Example.skadnetwork\" is not a registered ad network id: those are lowercase"
             case .sourceIdentifierAt30: "only from version 4.0"
             }
         }

@@ -77,7 +77,9 @@ public struct Impression: Sendable, Hashable {
         func fail(_ reason: String) -> SKANError { SKANError(.invalidImpression, reason) }
         try Self.checkText("ad-network-id", adNetworkID)
         if adNetworkID != adNetworkID.lowercased() {
-            throw fail("ad-network-id must be lowercase (devices do not recognise upper case), got \"\(adNetworkID)\"")
+            // Apple registers ad network ids in lower case; no source says how a device treats another spelling.
+            throw fail("ad-network-id \"\(adNetworkID)\" is not a registered ad network id: those are lowercase, "
+                       + "such as \"example123.skadnetwork\"")
         }
         if kind == .viewThrough && version < .v2_2 {
             throw fail("view-through impressions need version 2.2 or later, got \(version)")
