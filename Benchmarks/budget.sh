@@ -110,10 +110,10 @@ measure() {
 
 figures="$out/figures.txt"
 {
-    measure ingest-instructions ingest_run 200 1000
-    measure store-instructions store_run 200 1000
+    measure ingest-instructions ingest_run 200 2000
+    measure store-instructions store_run 200 2000
     measure ingest-bytes ingest_bytes_run 2000 12000
-    measure verify-instructions verify_run 200 700
+    measure verify-instructions verify_run 200 2000
     measure simulate-instructions simulate_run 200 2000
     measure sign-instructions sign_run 100 400
 } >"$figures"
