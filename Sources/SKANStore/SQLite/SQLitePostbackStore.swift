@@ -132,11 +132,11 @@ public final class SQLitePostbackStore: PostbackStore {
         try checkFile()
         let folding = folding
         do {
-            let state = try await database.write { db -> (last: Int64, watermark: Int64, folded: Bool) in
+            let state = try await database.write { db -> (last: Int64, watermark: Int64) in
                 let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM \(PostbackTable.name)") ?? 0
                 let fold = try SQLiteRollupFold.foldIfDue(lastID: last, threshold: folding.idleMinimum,
                                                           step: folding.step, in: db)
-                return (last, fold.watermark, fold.folded)
+                return (last, fold.watermark)
             }
             foldHint.withLock { $0 = (max($0.lastID, state.last), state.watermark) }
             return false
