@@ -22,11 +22,22 @@ public final class SQLitePostbackStore: PostbackStore {
     /// writer a transaction when too few rows wait. Another process writing the file folds its own rows; the fold
     /// itself reads the watermarks in its transaction.
     private let foldHint = Mutex((lastID: Int64(0), watermark: Int64(0)))
+    /// Checkpoints off the writer's commits (``SQLiteCheckpointer``), and the WAL hook's view of the frames the last
+    /// commit left; `nil` in memory.
+    private let checkpoints: (checkpointer: SQLiteCheckpointer, watch: SQLiteCheckpointer.Watch)?
 
     /// Opens (creating when missing) the database at `path`, without touching its schema: run ``migrate()``
     /// before the first write (the collector runs it before its server starts), or use ``open(path:durability:rejectionCap:)``.
-    public init(path: String, durability: SQLiteDurability = .full, rejectionCap: RejectionCap = RejectionCap(),
-                folding: RollupFolding = .default) throws(StoreError) {
+    public convenience init(path: String, durability: SQLiteDurability = .full,
+                            rejectionCap: RejectionCap = RejectionCap(),
+                            folding: RollupFolding = .default) throws(StoreError) {
+        try self.init(path: path, durability: durability, rejectionCap: rejectionCap, folding: folding,
+                      checkpointLimits: SQLiteCheckpointer.Limits())
+    }
+
+    /// The same with the WAL sizes at which checkpoints happen (``SQLiteCheckpointer``): for tests.
+    init(path: String, durability: SQLiteDurability, rejectionCap: RejectionCap, folding: RollupFolding,
+         checkpointLimits: SQLiteCheckpointer.Limits) throws(StoreError) {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)")
@@ -40,6 +51,9 @@ public final class SQLitePostbackStore: PostbackStore {
             // GRDB sets `synchronous = NORMAL` on the writer when it turns WAL on, after `prepareDatabase` ran, so
             // the setting is made again on the writer connection, the only one whose commits it governs.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)") }
+            let checkpointer = SQLiteCheckpointer(path: path)
+            let watch = try pool.writeWithoutTransaction { db in try checkpointer.attach(to: db, limits: checkpointLimits) }
+            checkpoints = (checkpointer, watch)
             database = pool
         } catch {
             // SQLite says "unable to open database file" (error 14) for a missing folder, which names nothing.
@@ -74,6 +88,7 @@ public final class SQLitePostbackStore: PostbackStore {
         self.folding = folding
         path = nil
         identity = nil
+        checkpoints = nil
         try migrateNow()
     }
 
@@ -115,6 +130,7 @@ public final class SQLitePostbackStore: PostbackStore {
                 try Self.write(entries, cap: cap, folding: folding, in: db)
             }
             if let written { foldHint.withLock { $0 = (written.lastID, written.watermark) } }
+            try await checkpointIfBehind()
             return outcomes
         } catch {
             throw StoreError(.writeFailed, "cannot store \(entries.count) postbacks: \(error)")
@@ -144,6 +160,27 @@ public final class SQLitePostbackStore: PostbackStore {
             throw StoreError(.writeFailed, "cannot fold the rollups: \(error)")
         }
     }
+
+    /// The writer's own checkpoint, once the WAL has passed ``SQLiteCheckpointer/Limits/writer`` frames because the
+    /// checkpointer never found a moment when every frame was copied: it copies what is left, so that the next
+    /// transaction starts the WAL again. Its postbacks are already committed; a failure here fails their reply all the
+    /// same, as an automatic checkpoint's failure in the commit did.
+    private func checkpointIfBehind() async throws {
+        guard let (_, watch) = checkpoints,
+              watch.frames.load(ordering: .relaxed) >= watch.limits.writer else { return }
+        _ = try await database.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+    }
+
+    /// Waits for a running background checkpoint: for tests.
+    func waitForCheckpoints() {
+        checkpoints?.checkpointer.waitUntilIdle()
+    }
+
+    /// Background checkpoints completed: for tests.
+    var backgroundCheckpoints: Int { checkpoints?.checkpointer.completed ?? 0 }
+
+    /// The WAL frames the last commit left, as its hook saw them: for tests.
+    var walFrames: Int { checkpoints?.watch.frames.load(ordering: .relaxed) ?? 0 }
 
     public func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback] {
         do {
@@ -197,6 +234,10 @@ public final class SQLitePostbackStore: PostbackStore {
     /// Throws when the file was removed or replaced while open: whatever was written since went to a file that
     /// is gone, and the caller must not report a clean stop.
     public func close() async throws(StoreError) {
+        if let (checkpointer, watch) = checkpoints {
+            checkpointer.close()
+            try? await database.writeWithoutTransaction { db in SQLiteCheckpointer.detach(watch, from: db) }
+        }
         if let path, let identity, FileIdentity(path: path) != identity {
             try? database.close()
             throw StoreError(.fileReplaced, "the database file \(path) was removed or replaced while the store had it "

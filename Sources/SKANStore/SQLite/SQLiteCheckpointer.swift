@@ -1,0 +1,147 @@
+import Dispatch
+import GRDB
+import GRDBSQLite
+import Synchronization
+
+/// Copies the WAL's pages into the database file on a connection and a thread of its own, so that the writer's
+/// commits do not wait for it.
+///
+/// SQLite's automatic checkpoint runs inside the commit that takes the WAL past 1,000 pages: that commit copies about
+/// 4 MB into the database file and syncs it twice before the writer can answer the postbacks it holds, and under a
+/// collector's load it comes every few hundred postbacks. Here the writer's connection has automatic checkpoints off
+/// and a WAL hook that, past ``Limits/request`` frames, asks this checkpointer for a `PASSIVE` checkpoint, which
+/// copies while the writer goes on committing (it takes no lock a writer needs). Once a checkpoint has copied every
+/// frame, the writer's next transaction starts the WAL again from its beginning, as after an automatic checkpoint.
+///
+/// Under load the writer may always have committed a little more by the time a checkpoint finishes, so the WAL
+/// would only grow: past ``Limits/writer`` frames the writer checkpoints once itself, between two transactions,
+/// copying only what the checkpointer had not yet copied. Durability is SQLite's own in both cases: a checkpoint
+/// only copies frames that a commit already synced to the WAL.
+final class SQLiteCheckpointer: Sendable {
+    /// When checkpoints happen, in WAL frames (a frame is one page, 4 KB by default).
+    struct Limits: Sendable {
+        /// Frames after a commit past which the checkpointer is asked to copy them: SQLite's own default.
+        var request: Int = 1000
+        /// Frames past which the writer checkpoints itself (64 MB of 4 KB pages).
+        var writer: Int = 16_000
+    }
+
+    /// The WAL hook's context: the frame count the writer's last commit left and the checkpointer to ask.
+    /// Retained by the hook until ``SQLiteCheckpointer/detach(from:)``.
+    final class Watch: Sendable {
+        let frames = Atomic<Int>(0)
+        let limits: Limits
+        let checkpointer: SQLiteCheckpointer
+
+        init(limits: Limits, checkpointer: SQLiteCheckpointer) {
+            self.limits = limits
+            self.checkpointer = checkpointer
+        }
+    }
+
+    private struct State {
+        var running = false
+        var again = false
+        var closed = false
+        var connection: DatabaseQueue?
+        var completed = 0
+    }
+
+    private let path: String
+    private let queue = DispatchQueue(label: "skan.sqlite.checkpoint", qos: .utility)
+    private let state = Mutex(State())
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// How many checkpoints this checkpointer has completed: for tests.
+    var completed: Int { state.withLock { $0.completed } }
+
+    /// Turns the writer connection's automatic checkpoints off and hooks its commits to this checkpointer. Runs on
+    /// the writer's connection (inside a GRDB write), once.
+    func attach(to db: Database, limits: Limits) throws -> Watch {
+        try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+        let watch = Watch(limits: limits, checkpointer: self)
+        sqlite3_wal_hook(db.sqliteConnection, { context, _, _, frames in
+            guard let context else { return SQLITE_OK }
+            let watch = Unmanaged<Watch>.fromOpaque(context).takeUnretainedValue()
+            watch.frames.store(Int(frames), ordering: .relaxed)
+            if Int(frames) >= watch.limits.request { watch.checkpointer.request() }
+            return SQLITE_OK
+        }, Unmanaged.passRetained(watch).toOpaque())
+        return watch
+    }
+
+    /// Removes the hook that ``attach(to:limits:)`` installed and releases its context. On the writer's connection.
+    static func detach(_ watch: Watch, from db: Database) {
+        sqlite3_wal_hook(db.sqliteConnection, nil, nil)
+        Unmanaged.passUnretained(watch).release()
+    }
+
+    /// Asks for a checkpoint; one already running takes the request with it (it runs once more when it ends).
+    func request() {
+        let start = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        if start { queue.async { self.run() } }
+    }
+
+    private func run() {
+        while true {
+            checkpointOnce()
+            let more = state.withLock { state -> Bool in
+                state.completed += 1
+                if state.again && !state.closed {
+                    state.again = false
+                    return true
+                }
+                state.running = false
+                return false
+            }
+            if !more { return }
+        }
+    }
+
+    /// A failure is left for the writer to meet: a file that cannot be checkpointed is one the next commit or the
+    /// writer's own checkpoint reports on, with the postbacks it concerns.
+    private func checkpointOnce() {
+        do {
+            let connection = try state.withLock { state -> DatabaseQueue in
+                if let connection = state.connection { return connection }
+                var configuration = Configuration()
+                // Only the checkpoint's own syncs (of the WAL before copying, of the file after): it commits nothing.
+                configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                let connection = try DatabaseQueue(path: path, configuration: configuration)
+                state.connection = connection
+                return connection
+            }
+            try connection.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+        } catch {
+            return
+        }
+    }
+
+    /// Waits for a running checkpoint to end: for tests, and before ``close()``.
+    func waitUntilIdle() {
+        queue.sync {}
+    }
+
+    /// Takes no more requests, waits for a running checkpoint and closes its connection, so that the store's own
+    /// close finds the file with one connection left.
+    func close() {
+        state.withLock { $0.closed = true }
+        queue.sync {}
+        let connection = state.withLock { state -> DatabaseQueue? in
+            defer { state.connection = nil }
+            return state.connection
+        }
+        try? connection?.close()
+    }
+}

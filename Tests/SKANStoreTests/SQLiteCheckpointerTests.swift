@@ -1,0 +1,57 @@
+import Foundation
+@testable import SKANStore
+import SKANTestSupport
+import Testing
+
+/// Checkpoints leave the writer's commits: a checkpointer copies the WAL on its own connection when a commit passes
+/// the request size, and the writer checkpoints itself only past a larger bound. Both must keep the WAL from growing.
+@Suite("WAL checkpoints off the writer")
+struct SQLiteCheckpointerTests {
+    /// Writes `count` postbacks one transaction at a time (each commit adds a few frames: the table's page, the
+    /// dedup index's, the counters'), waiting for the checkpointer between them; the largest frame count seen after
+    /// the first ten (the migrations' own frames are in the WAL until the first checkpoint).
+    private func largestWAL(request: Int, writer: Int, count: Int = 40) async throws -> (frames: Int, background: Int, rows: Int) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-ckpt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("skan.sqlite").path
+        let store = try SQLitePostbackStore(path: path, durability: .full, rejectionCap: RejectionCap(),
+                                            folding: .default,
+                                            checkpointLimits: .init(request: request, writer: writer))
+        try await store.migrate()
+        var largest = 0
+        for index in 0..<count {
+            _ = try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())])
+            if index >= 10 { largest = max(largest, store.walFrames) }
+            store.waitForCheckpoints()
+        }
+        let background = store.backgroundCheckpoints
+        let rows = try await store.stats().postbacks
+        try await store.close()
+        return (largest, background, rows)
+    }
+
+    @Test("with no checkpoint at all the WAL grows with every commit: the bound the other tests hold is real")
+    func control() async throws {
+        let run = try await largestWAL(request: .max, writer: .max)
+        #expect(run.frames > 100)
+        #expect(run.background == 0)
+        #expect(run.rows == 40)
+    }
+
+    @Test("the checkpointer copies the WAL so that the writer's next transaction starts it again")
+    func background() async throws {
+        let run = try await largestWAL(request: 8, writer: .max)
+        #expect(run.background >= 5)
+        #expect(run.frames < 30)
+        #expect(run.rows == 40)
+    }
+
+    @Test("past its own bound the writer checkpoints itself, with no checkpointer asked")
+    func writerBound() async throws {
+        let run = try await largestWAL(request: .max, writer: 20)
+        #expect(run.background == 0)
+        #expect(run.frames < 40)
+        #expect(run.rows == 40)
+    }
+}
