@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SKANCore", targets: ["SKANCore"]),
         .library(name: "SKANSimulator", targets: ["SKANSimulator"]),
         .library(name: "SKANStore", targets: ["SKANStore"]),
+        .library(name: "SKANStoreSQLite", targets: ["SKANStoreSQLite"]),
         .library(name: "SKANStorePostgres", targets: ["SKANStorePostgres"]),
         .library(name: "SKANCollector", targets: ["SKANCollector"]),
         .library(name: "SKANReports", targets: ["SKANReports"]),
@@ -65,6 +66,15 @@ let package = Package(
             name: "SKANStore",
             dependencies: [
                 "SKANCore",
+            ],
+            swiftSettings: strict
+        ),
+        // Each engine is a target of its own, so a user of SKANStore links only the engines it names.
+        .target(
+            name: "SKANStoreSQLite",
+            dependencies: [
+                "SKANCore",
+                "SKANStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
@@ -155,6 +165,7 @@ let package = Package(
             dependencies: [
                 "SKANCore",
                 "SKANStore",
+                "SKANStoreSQLite",
                 .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: strict
@@ -165,6 +176,7 @@ let package = Package(
                 "SKANCore",
                 "SKANSimulator",
                 "SKANStore",
+                "SKANStoreSQLite",
                 "SKANStorePostgres",
                 "SKANCollector",
                 "SKANReports",
@@ -206,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "SKANStoreTests",
             dependencies: [
-                "SKANCore", "SKANStore", "SKANStorePostgres", "SKANTestSupport",
+                "SKANCore", "SKANStore", "SKANStoreSQLite", "SKANStorePostgres", "SKANTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
@@ -218,6 +230,7 @@ let package = Package(
                 "SKANHTTP",
                 "SKANTestSupport",
                 "SKANStore",
+                "SKANStoreSQLite",
                 "SKANStorePostgres",
                 "SKANCollector",
                 "SKANSimulator",
@@ -244,7 +257,7 @@ let package = Package(
         .testTarget(
             name: "SKANSignerTests",
             dependencies: [
-                "SKANSigner", "SKANCore", "SKANHTTP", "SKANStore", "SKANStorePostgres", "SKANTestSupport",
+                "SKANSigner", "SKANCore", "SKANHTTP", "SKANStore", "SKANStoreSQLite", "SKANStorePostgres", "SKANTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -259,7 +272,7 @@ let package = Package(
         .testTarget(
             name: "SKANFrontDoorTests",
             dependencies: [
-                "SKANCollector", "SKANCore", "SKANDashboard", "SKANHTTP", "SKANSigner", "SKANStore", "SKANTestSupport",
+                "SKANCollector", "SKANCore", "SKANDashboard", "SKANHTTP", "SKANSigner", "SKANStore", "SKANStoreSQLite", "SKANTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -269,7 +282,7 @@ let package = Package(
         .testTarget(
             name: "SKANReportsTests",
             dependencies: [
-                "SKANReports", "SKANCore", "SKANSimulator", "SKANStore", "SKANStorePostgres", "SKANTestSupport",
+                "SKANReports", "SKANCore", "SKANSimulator", "SKANStore", "SKANStoreSQLite", "SKANStorePostgres", "SKANTestSupport",
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

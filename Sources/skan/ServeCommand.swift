@@ -7,6 +7,7 @@ import SKANDashboard
 import SKANHTTP
 import ServiceLifecycle
 import SKANStore
+import SKANStoreSQLite
 import Synchronization
 
 /// `skan serve`: the collector, receiving postbacks over HTTP.

@@ -1,6 +1,7 @@
 import Logging
 import SKANCollector
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 @Suite("Collector configuration")

@@ -6,6 +6,7 @@ import SKANCore
 import SKANTestSupport
 import SKANCollector
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 /// How a test's requests reach the collector.

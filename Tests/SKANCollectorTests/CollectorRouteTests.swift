@@ -5,6 +5,7 @@ import HummingbirdTesting
 import SKANCollector
 import SKANCore
 import SKANStore
+import SKANStoreSQLite
 import SKANTestSupport
 import Testing
 

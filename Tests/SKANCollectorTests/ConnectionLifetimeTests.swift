@@ -5,6 +5,7 @@ import NIOPosix
 @testable import SKANCollector
 import SKANHTTP
 import SKANStore
+import SKANStoreSQLite
 import SKANTestSupport
 import Synchronization
 import Testing

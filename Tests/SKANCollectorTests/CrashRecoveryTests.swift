@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import SKANStore
+import SKANStoreSQLite
 import SKANStorePostgres
 import Synchronization
 import Testing

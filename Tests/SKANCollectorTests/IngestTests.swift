@@ -4,6 +4,7 @@ import SKANCollector
 import SKANCore
 import SKANTestSupport
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 /// `skan ingest`'s path: records (bare postbacks and the simulator's envelopes) through the pipeline into a store.

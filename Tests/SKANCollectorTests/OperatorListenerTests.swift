@@ -4,6 +4,7 @@ import NIOCore
 import SKANCollector
 import SKANHTTP
 import SKANStore
+import SKANStoreSQLite
 import SKANTestSupport
 import Testing
 

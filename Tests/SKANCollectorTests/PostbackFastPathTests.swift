@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 @testable import SKANCollector
 import SKANStore
+import SKANStoreSQLite
 import SKANTestSupport
 import SKANHTTP
 import Testing

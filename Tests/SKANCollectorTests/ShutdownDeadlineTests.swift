@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import SKANStore
+import SKANStoreSQLite
 import SKANTestSupport
 import Testing
 @testable import SKANCollector

@@ -4,6 +4,7 @@ import SKANCollector
 import SKANDashboard
 import SKANHTTP
 import SKANStore
+import SKANStoreSQLite
 import SKANTestSupport
 import Testing
 

@@ -7,6 +7,7 @@ import SKANDashboard
 import SKANHTTP
 import SKANSigner
 import SKANStore
+import SKANStoreSQLite
 import SKANTestSupport
 import ServiceLifecycle
 import Testing

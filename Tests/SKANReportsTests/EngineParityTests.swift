@@ -2,6 +2,7 @@ import Foundation
 import SKANCore
 import SKANReports
 import SKANStore
+import SKANStoreSQLite
 import SKANStorePostgres
 import SKANTestSupport
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import SKANCore
 import SKANReports
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 @Suite("Export")

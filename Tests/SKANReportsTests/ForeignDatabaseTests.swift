@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SKANReports
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 /// A table named `postbacks` in someone else's database is not the collector's.

@@ -3,6 +3,7 @@ import SKANCore
 import SKANReports
 import SKANSimulator
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 /// Simulate a sample campaign with a fixed seed, store what the collector would store, report, and compare the CSV

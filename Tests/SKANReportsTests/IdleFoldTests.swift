@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 /// SQLite folds its rollups when the writer is idle (``SQLitePostbackStore/maintain()``) and in a batch's transaction

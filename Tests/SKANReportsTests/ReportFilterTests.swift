@@ -1,6 +1,7 @@
 import Foundation
 import SKANReports
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 /// `skan report --where`: a filtered report counts exactly the postbacks the unfiltered report shows in that

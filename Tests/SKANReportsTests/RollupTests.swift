@@ -3,6 +3,7 @@ import GRDB
 import SKANCore
 import SKANReports
 import SKANStore
+import SKANStoreSQLite
 import SKANStorePostgres
 import SKANTestSupport
 import Testing

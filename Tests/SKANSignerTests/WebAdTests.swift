@@ -5,6 +5,7 @@ import Logging
 import SKANCore
 import SKANSigner
 import SKANStore
+import SKANStoreSQLite
 import SKANStorePostgres
 import SKANTestSupport
 import Synchronization

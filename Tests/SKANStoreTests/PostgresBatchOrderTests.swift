@@ -3,6 +3,7 @@ import NIOCore
 import PostgresNIO
 import SKANCore
 import SKANStore
+import SKANStoreSQLite
 @testable import SKANStorePostgres
 import SKANTestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SKANCore
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 /// A flood of refusals must not fill a disk: every value of a kept refusal is bounded, not only its body.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
-@testable import SKANStore
+@testable import SKANStoreSQLite
+import SKANStore
 import Testing
 
 @Suite("Row binding")

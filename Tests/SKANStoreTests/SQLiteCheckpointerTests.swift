@@ -1,5 +1,6 @@
 import Foundation
-@testable import SKANStore
+import SKANStore
+@testable import SKANStoreSQLite
 import SKANTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import SKANCore
 import SKANTestSupport
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 @Suite("SQLite postback store")

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SKANCore
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 /// The numbered migrations are history; ``PostbackTable`` is the description that the insert, the decoding and

@@ -3,6 +3,7 @@ import GRDB
 import SKANCore
 import SKANTestSupport
 import SKANStore
+import SKANStoreSQLite
 import Testing
 
 /// `stats()` reads counters the writer keeps, not `count(*)`: they must match the rows, across restarts and

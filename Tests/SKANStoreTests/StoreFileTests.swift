@@ -1,6 +1,7 @@
 import Foundation
 import SKANCore
 import SKANStore
+import SKANStoreSQLite
 import SKANTestSupport
 import Testing
 

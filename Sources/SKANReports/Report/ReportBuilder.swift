@@ -1,6 +1,7 @@
 import Foundation
 import SKANCore
 import SKANStore
+import SKANStoreSQLite
 
 /// Builds reports from what the collector stored, through the store's read side.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import SKANReports
 import SKANStore
+import SKANStoreSQLite
 import SKANStorePostgres
 
 /// What `--db` names: a SQLite file, or a PostgreSQL database as a `postgres://` or `postgresql://` URL. The one

@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import SKANStore
 
 /// The values of one row, bound to a cached GRDB statement through SQLite's C API and run.
 ///

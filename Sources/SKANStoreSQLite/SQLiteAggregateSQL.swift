@@ -1,3 +1,5 @@
+import SKANStore
+
 /// ``AggregateQuery`` in SQLite's dialect, over the columns of ``PostbackTable``.
 enum SQLiteAggregateSQL: AggregateSQLDialect {
     static func placeholder(_ number: Int) -> String { "?" }

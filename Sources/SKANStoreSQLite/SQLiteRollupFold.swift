@@ -1,4 +1,5 @@
 import GRDB
+import SKANStore
 
 /// How SQLite keeps the per-day rollups: the writer folds the postbacks stored since a rollup's last fold into it, and
 /// moves that rollup's watermark (`rollup_watermark.folded_through`, the last folded `postbacks.id`) in the same

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SKANCore
+import SKANStore
 import Synchronization
 
 /// The default ``PostbackStore``: one SQLite file in WAL mode, through GRDB.

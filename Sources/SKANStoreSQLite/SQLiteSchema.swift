@@ -1,4 +1,5 @@
 import GRDB
+import SKANStore
 
 /// The schema as numbered migrations. GRDB records which ones ran in `grdb_migrations`, so a later release adds
 /// `0003-…` and every existing database moves forward on its next start.

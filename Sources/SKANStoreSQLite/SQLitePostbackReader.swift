@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import SKANStore
 
 /// The read side of a SQLite store: reports and exports, read-only, so they can run beside a live collector.
 public final class SQLitePostbackReader: PostbackReader {

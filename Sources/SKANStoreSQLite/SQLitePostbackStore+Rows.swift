@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SKANCore
+import SKANStore
 
 extension SQLitePostbackStore {
     /// The insert, made from ``PostbackTable/columns``: a repeat of the unique key changes no row.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SKANStore
 
 /// Registered web ads in the SQLite store (`web_ads`, migration 0005): the same file a collector may use, in WAL
 /// mode, so a signer and a collector can share it.
