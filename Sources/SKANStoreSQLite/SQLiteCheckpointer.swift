@@ -14,8 +14,10 @@ import Synchronization
 /// frame, the writer's next transaction starts the WAL again from its beginning, as after an automatic checkpoint.
 ///
 /// Under load the writer may always have committed a little more by the time a checkpoint finishes, so the WAL
-/// would only grow: past ``Limits/writer`` frames the writer checkpoints once itself, between two transactions,
-/// copying only what the checkpointer had not yet copied. Durability is SQLite's own in both cases: a checkpoint
+/// would only grow: past ``Limits/writer`` frames the writer, between two transactions, waits for one more
+/// checkpoint on this connection (``checkpointAndWait()``), which copies only what the last one left. It goes
+/// through this connection's queue rather than checkpointing on its own, where it met the running checkpoint's lock
+/// as `SQLITE_BUSY`. Durability is SQLite's own in both cases: a checkpoint
 /// only copies frames that a commit already synced to the WAL.
 final class SQLiteCheckpointer: Sendable {
     /// When checkpoints happen, in WAL frames (a frame is one page, 4 KB by default).
@@ -125,6 +127,21 @@ final class SQLiteCheckpointer: Sendable {
             try connection.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
         } catch {
             return
+        }
+    }
+
+    /// A checkpoint that the writer waits for, after any that is running: it copies what that one left, and with no
+    /// commit meanwhile it copies every frame, so the writer's next transaction starts the WAL again. Never throws:
+    /// the postbacks before it are committed whatever it meets (SQLite ignores an automatic checkpoint's failure the
+    /// same way), and a file in trouble fails the next commit, which answers for its own postbacks.
+    func checkpointAndWait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let open = state.withLock { !$0.closed }
+            guard open else { return continuation.resume() }
+            queue.async {
+                self.checkpointOnce()
+                continuation.resume()
+            }
         }
     }
 

@@ -131,7 +131,7 @@ public final class SQLitePostbackStore: PostbackStore {
                 try Self.write(entries, cap: cap, folding: folding, in: db)
             }
             if let written { foldHint.withLock { $0 = (written.lastID, written.watermark) } }
-            try await checkpointIfBehind()
+            await checkpointIfBehind()
             return outcomes
         } catch {
             throw StoreError(.writeFailed, "cannot store \(entries.count) postbacks: \(error)")
@@ -162,14 +162,13 @@ public final class SQLitePostbackStore: PostbackStore {
         }
     }
 
-    /// The writer's own checkpoint, once the WAL has passed ``SQLiteCheckpointer/Limits/writer`` frames because the
-    /// checkpointer never found a moment when every frame was copied: it copies what is left, so that the next
-    /// transaction starts the WAL again. Its postbacks are already committed; a failure here fails their reply all the
-    /// same, as an automatic checkpoint's failure in the commit did.
-    private func checkpointIfBehind() async throws {
-        guard let (_, watch) = checkpoints,
+    /// Once the WAL has passed ``SQLiteCheckpointer/Limits/writer`` frames because the checkpointer never found a
+    /// moment when every frame was copied, the writer waits for one checkpoint with no commit beside it, so that its
+    /// next transaction starts the WAL again. The postbacks before it are committed: nothing it meets fails them.
+    private func checkpointIfBehind() async {
+        guard let (checkpointer, watch) = checkpoints,
               watch.frames.load(ordering: .relaxed) >= watch.limits.writer else { return }
-        _ = try await database.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        await checkpointer.checkpointAndWait()
     }
 
     /// Waits for a running background checkpoint: for tests.

@@ -55,4 +55,28 @@ struct SQLiteCheckpointerTests {
         #expect(run.frames < 40)
         #expect(run.rows == 40)
     }
+
+    @Test("a writer past its bound while the checkpointer copies never fails the postbacks it committed")
+    func writerBesideCheckpointer() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-ckpt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("skan.sqlite").path
+        // Both bounds tiny and no wait between writes: the writer's checkpoint meets the checkpointer's again and
+        // again (before the fix, SQLITE_BUSY failed a committed batch).
+        let store = try SQLitePostbackStore(path: path, durability: .normal, rejectionCap: RejectionCap(),
+                                            folding: .default, checkpointLimits: .init(request: 1, writer: 2))
+        try await store.migrate()
+        var failures = 0
+        for _ in 0..<300 {
+            do {
+                _ = try await store.write((0..<4).map { _ in SQLitePostbackStoreTests.accepted(TestPostbacks.verified()) })
+            } catch {
+                failures += 1
+            }
+        }
+        #expect(failures == 0)
+        #expect(try await store.stats().postbacks == 1200)
+        try await store.close()
+    }
 }
