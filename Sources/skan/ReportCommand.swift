@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SKANCore
 import SKANReports
 
 /// `skan report`: counts of stored postbacks, grouped the way campaign managers read them.
@@ -37,6 +38,12 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Which day a postback counts on: arrival or install (estimated).")
     var date: String = DayBasis.arrival.rawValue
 
+    @Option(help: "Campaign map CSV (ad_network_id,source_identifier|campaign_id,valid_from,valid_to,campaign,ad_set,creative,country): what the campaign-name, ad-set and creative fields read.")
+    var campaigns: String?
+
+    @Option(help: "Which digits of a source identifier a lower privacy tier keeps, for --campaigns: trailing or leading.")
+    var sourceIdentifierDigits: String = SourceIdentifierDigits.trailing.rawValue
+
     @Option(help: "Conversion value schema CSV (conversion_value|coarse_value,event_name,event_count,revenue_low,revenue_high).")
     var schema: String?
 
@@ -70,7 +77,7 @@ struct ReportCommand: AsyncParsableCommand {
             }
             let conditions = try filters.map { text throws(ReportError) in try ReportFilter(parsing: text) }
             let request = try ReportRequest(fields: fields, from: from, to: to, day: basis, filters: conditions,
-                                            schema: conversionSchema)
+                                            schema: conversionSchema, campaigns: try campaignMap())
             let location = try StoreLocation(db)
             if printSQL {
                 let (sql, arguments) = location.statement(for: request.aggregate)
@@ -90,7 +97,21 @@ struct ReportCommand: AsyncParsableCommand {
             }
         } catch let error as ReportError {
             throw CLIError(error.reason)
+        } catch let error as CampaignMapError {
+            throw CLIError(error.reason)
         }
+    }
+
+    /// The map `--campaigns` names, read with the digits `--source-identifier-digits` keeps.
+    private func campaignMap() throws -> CampaignMap? {
+        guard let digits = SourceIdentifierDigits(rawValue: sourceIdentifierDigits) else {
+            throw CLIError("--source-identifier-digits must be trailing or leading, got \"\(sourceIdentifierDigits)\"")
+        }
+        guard let campaigns else { return nil }
+        guard let text = try? String(contentsOfFile: campaigns, encoding: .utf8) else {
+            throw CLIError("--campaigns: cannot read \(campaigns)\(FileCheck.missingFolder(of: campaigns) == nil ? "" : " (no such folder)")")
+        }
+        return try CampaignMap(csv: text, source: campaigns, digits: digits)
     }
 }
 

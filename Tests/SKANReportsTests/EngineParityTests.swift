@@ -47,6 +47,8 @@ struct EngineParityTests {
         #expect(sqliteOutcomes.filter { $0 == .stored }.count > 200)
 
         let readers: [any PostbackReader] = [try ReportBuilder.open(path), try await PostgresPostbackReader.open(configuration)]
+        let namesPath = GoldenReportTests.root.appendingPathComponent("Samples/campaigns/skan-4.0-subscription-names.csv").path
+        let names = try CampaignMap(csv: String(contentsOfFile: namesPath, encoding: .utf8), source: namesPath)
         for request in Self.requests {
             var schema: ConversionSchema?
             if let name = request.schema {
@@ -54,7 +56,7 @@ struct EngineParityTests {
                 schema = try ConversionSchema(csv: String(contentsOfFile: schemaPath, encoding: .utf8), source: schemaPath)
             }
             let fields = request.fields.isEmpty ? [] : try ReportField.list(request.fields)
-            let built = try ReportRequest(fields: fields, day: request.day, schema: schema)
+            let built = try ReportRequest(fields: fields, day: request.day, schema: schema, campaigns: names)
             var outputs: [String] = []
             for reader in readers { outputs.append(try GoldenReportTests.csv(try await ReportBuilder.run(built, on: reader))) }
             #expect(outputs[0] == outputs[1], "report by \(request.fields) (\(request.day.rawValue)) differs")

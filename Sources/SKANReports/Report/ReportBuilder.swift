@@ -46,28 +46,17 @@ public enum ReportBuilder {
     public static func stream(_ request: ReportRequest, on reader: any PostbackReader,
                               each: (ReportRow) throws -> Void) async throws(ReportError) {
         var pending: ReportRow?
+        var naming = request.namesCampaigns ? request.campaigns.map { CampaignNaming(request: request, map: $0) } : nil
         do {
             try await reader.aggregate(request.aggregate) { group in
-                var counts = ReportRow(keys: group.keys)
-                counts.postbacks = group.postbacks
-                counts.installs = group.installs
-                counts.redownloads = group.redownloads
-                counts.reengagements = group.reengagements
-                counts.nonWinning = group.nonWinning
-                counts.nullValues = group.nullValues
-                guard let schema = request.schema else {
+                let counts = Self.counts(group, schema: request.schema)
+                if naming != nil {
+                    naming?.add(counts)
+                } else if request.schema == nil {
                     try each(counts)
-                    return
-                }
-                let coarse = group.coarseValue.flatMap(CoarseValue.init(rawValue:))
-                for event in schema.events(conversionValue: group.conversionValue, coarseValue: coarse) {
-                    counts.events[event.name, default: 0] += event.count * counts.postbacks
-                    counts.revenueLow += event.revenueLow * Double(counts.postbacks)
-                    counts.revenueHigh += event.revenueHigh * Double(counts.postbacks)
-                }
-                // With a schema the query also splits groups by value; rows of one group are adjacent
-                // (ordered by the keys), so they fold back into one as they come.
-                if let last = pending, last.keys == counts.keys {
+                } else if let last = pending, last.keys == counts.keys {
+                    // With a schema the query also splits groups by value; rows of one group are adjacent
+                    // (ordered by the keys), so they fold back into one as they come.
                     pending = Self.merge(last, counts)
                 } else {
                     if let last = pending { try each(last) }
@@ -75,6 +64,7 @@ public enum ReportBuilder {
                 }
             }
             if let last = pending { try each(last) }
+            for row in naming?.finish() ?? [] { try each(row) }
         } catch let error as ReportError {
             throw error
         } catch let error as StoreError {
@@ -82,6 +72,25 @@ public enum ReportBuilder {
         } catch {
             throw ReportError(.output, "the report could not be written: \(error)")
         }
+    }
+
+    /// A group's counts, and with a schema the events and revenue its value stands for.
+    static func counts(_ group: AggregateRow, schema: ConversionSchema?) -> ReportRow {
+        var counts = ReportRow(keys: group.keys)
+        counts.postbacks = group.postbacks
+        counts.installs = group.installs
+        counts.redownloads = group.redownloads
+        counts.reengagements = group.reengagements
+        counts.nonWinning = group.nonWinning
+        counts.nullValues = group.nullValues
+        guard let schema else { return counts }
+        let coarse = group.coarseValue.flatMap(CoarseValue.init(rawValue:))
+        for event in schema.events(conversionValue: group.conversionValue, coarseValue: coarse) {
+            counts.events[event.name, default: 0] += event.count * counts.postbacks
+            counts.revenueLow += event.revenueLow * Double(counts.postbacks)
+            counts.revenueHigh += event.revenueHigh * Double(counts.postbacks)
+        }
+        return counts
     }
 
     static func merge(_ a: ReportRow, _ b: ReportRow) -> ReportRow {

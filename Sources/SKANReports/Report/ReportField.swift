@@ -7,6 +7,12 @@ public enum ReportField: String, Sendable, Hashable, CaseIterable, CustomStringC
     case app
     /// The campaign id (≤3.0) or the source identifier (4.0), as sent.
     case campaign
+    /// The campaign's name, from `--campaigns` (``CampaignMap``); `(unmapped N)` for a number it does not name.
+    case campaignName = "campaign-name"
+    /// The ad set's name, from `--campaigns`; empty where the digits that survived do not tell it.
+    case adSet = "ad-set"
+    /// The creative's name, from `--campaigns`; empty where the digits that survived do not tell it.
+    case creative
     /// The source app's App Store id, or the web source domain.
     case source
     case version
@@ -51,6 +57,9 @@ public enum ReportField: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .adNetwork: "ad_network_id"
         case .app: "app_id"
         case .campaign: "campaign"
+        case .campaignName: "campaign_name"
+        case .adSet: "ad_set"
+        case .creative: "creative"
         case .source: "source"
         case .version: "version"
         case .fidelity: "fidelity_type"
@@ -69,9 +78,14 @@ public enum ReportField: String, Sendable, Hashable, CaseIterable, CustomStringC
         }
     }
 
-    /// The store's dimension this field groups by.
-    var dimension: AggregateQuery.Dimension {
+    /// Whether the field is a name from a campaign map rather than a value the store groups by.
+    public var isCampaignName: Bool { dimension == nil }
+
+    /// The store's dimension this field groups by; `nil` for the names of a campaign map, which the report finds
+    /// from the network, the number and the day (``CampaignNaming``).
+    var dimension: AggregateQuery.Dimension? {
         switch self {
+        case .campaignName, .adSet, .creative: nil
         case .adNetwork: .network
         case .app: .app
         case .campaign: .campaign

@@ -31,6 +31,6 @@ public struct ReportFilter: Sendable, Hashable, CustomStringConvertible {
     /// `FIELD=VALUE`, as given.
     public var description: String { "\(field.rawValue)=\(value ?? "")" }
 
-    /// The store's condition.
-    var condition: AggregateQuery.Filter { AggregateQuery.Filter(field.dimension, equals: value) }
+    /// The store's condition; `nil` for a campaign map's names, which the report compares once it has found them.
+    var condition: AggregateQuery.Filter? { field.dimension.map { AggregateQuery.Filter($0, equals: value) } }
 }

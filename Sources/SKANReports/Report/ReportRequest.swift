@@ -1,4 +1,5 @@
 import Foundation
+import SKANCore
 import SKANStore
 
 /// What `skan report` was asked for.
@@ -15,12 +16,21 @@ public struct ReportRequest: Sendable, Hashable {
     public var filters: [ReportFilter]
     /// Decodes values into events and revenue when given.
     public var schema: ConversionSchema?
+    /// Names campaign numbers: what the `campaign-name`, `ad-set` and `creative` fields read.
+    public var campaigns: CampaignMap?
 
-    /// Makes a request, checking the dates.
+    /// Makes a request, checking the dates, and that a campaign map is given where a field or filter names one.
     public init(fields: [ReportField], from: String? = nil, to: String? = nil, day: DayBasis = .arrival,
-                filters: [ReportFilter] = [], schema: ConversionSchema? = nil) throws(ReportError) {
+                filters: [ReportFilter] = [], schema: ConversionSchema? = nil,
+                campaigns: CampaignMap? = nil) throws(ReportError) {
         self.fields = fields
         self.filters = filters
+        self.campaigns = campaigns
+        if campaigns == nil,
+           let named = fields.first(where: \.isCampaignName) ?? filters.map(\.field).first(where: \.isCampaignName) {
+            throw ReportError(.unknownField, "\(named.rawValue) needs --campaigns FILE.csv, the names of the network's "
+                              + "campaign numbers (docs/guides/campaign-names.md)")
+        }
         self.from = try from.map { date throws(ReportError) in try Self.checkDate(date, option: "--from") }
         self.to = try to.map { date throws(ReportError) in try Self.checkDate(date, option: "--to") }
         self.day = day
@@ -33,8 +43,22 @@ public struct ReportRequest: Sendable, Hashable {
     /// The store query that counts this report's groups; with a schema, each group is split by value so that
     /// the values can be decoded.
     public var aggregate: AggregateQuery {
-        AggregateQuery(dimensions: fields.map(\.dimension), day: day, from: from, to: to,
-                       filters: filters.map(\.condition), splitsByValue: schema != nil)
+        AggregateQuery(dimensions: storeDimensions, day: day, from: from, to: to,
+                       filters: filters.compactMap(\.condition), splitsByValue: schema != nil)
+    }
+
+    /// Whether a field or a filter reads a campaign map's names.
+    var namesCampaigns: Bool {
+        fields.contains(where: \.isCampaignName) || filters.contains(where: \.field.isCampaignName)
+    }
+
+    /// What the store groups by: the fields' own dimensions and, where names are asked for, what finds them (the
+    /// network, the number, how many digits it has and the day), each once.
+    var storeDimensions: [AggregateQuery.Dimension] {
+        var dimensions = fields.compactMap(\.dimension)
+        guard namesCampaigns else { return dimensions }
+        for needed in CampaignNaming.dimensions where !dimensions.contains(needed) { dimensions.append(needed) }
+        return dimensions
     }
 
     /// Accepts a real calendar day written `YYYY-MM-DD`.
