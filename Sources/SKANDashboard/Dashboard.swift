@@ -22,6 +22,8 @@ public struct Dashboard: Sendable {
     let assets: DashboardAssets
     /// How many refusals the refused page lists.
     let latestRefusals = 20
+    /// The networks and campaigns for the pickers and the campaign filter.
+    let known = KnownValuesCache()
 
     /// A dashboard over `reader`. Throws when its templates are missing from the installation; a missing Chart.js
     /// is not an error (pages keep their tables), see ``DashboardAssets/chartJS``.
@@ -71,6 +73,7 @@ public struct Dashboard: Sendable {
         }
         do {
             let model = try await PageContent.build(page, view: view, reader: reader, schema: schema,
+                                                    known: try await known.values(from: reader),
                                                     latestRefusals: latestRefusals, hasCharts: hasCharts)
             guard let html = templates.render(model, withTemplate: "page") else {
                 return Self.text(.internalServerError, "dashboard: the page template is missing\n")
@@ -83,7 +86,8 @@ public struct Dashboard: Sendable {
     }
 
     /// Exactly `skan report --format csv` for `by` and the view (with `schema=1`, the dashboard's schema too; with
-    /// `raw=1`, `--csv-raw`: text cells as stored, for machines).
+    /// `raw=1`, `--csv-raw`: text cells as stored, for machines). A campaign of several source identifiers is the sum
+    /// of one such report per identifier, as the panel's command says.
     func csv(query: [String: String]) async -> Response {
         let view: DashboardView
         let fields: [ReportField]
@@ -96,8 +100,8 @@ public struct Dashboard: Sendable {
             return Self.text(.badRequest, "dashboard: \((error as? ReportError)?.reason ?? "\(error)")\n")
         }
         do {
-            let request = try view.request(fields: fields, schema: query["schema"] == "1" ? schema : nil)
-            let report = try await ReportBuilder.run(request, on: reader)
+            let builder = PanelBuilder(reader: reader, view: view, schema: schema, known: try await known.values(from: reader))
+            let report = try await builder.report(fields, schema: query["schema"] == "1" ? schema : nil)
             let text: CSVText = query["raw"] == "1" ? .raw : .spreadsheetSafe
             var bytes: [UInt8] = []
             text.appendRecord(report.header, to: &bytes)

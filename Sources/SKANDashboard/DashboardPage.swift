@@ -5,6 +5,10 @@ enum DashboardPage: String, Sendable, CaseIterable {
     /// The page's path.
     var path: String { self == .overview ? "/" : "/\(rawValue)" }
 
+    /// Whether the view's filters narrow the page: not the refusals and the live counters, which belong to the
+    /// whole store (a refused body has no trusted network, campaign or window to filter by).
+    var isFiltered: Bool { self != .refused && self != .live }
+
     var title: String {
         switch self {
         case .overview: "Overview"

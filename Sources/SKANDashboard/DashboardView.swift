@@ -51,7 +51,11 @@ public struct DashboardView: Sendable, Hashable {
     }
 
     /// The filters, as `skan report --where` takes them.
-    public var filters: [ReportFilter] {
+    public var filters: [ReportFilter] { filters(campaign: campaign) }
+
+    /// The filters with `campaign` for the view's campaign: one of the source identifiers a campaign of the
+    /// hierarchy stands for (``CampaignHierarchy``).
+    func filters(campaign: String?) -> [ReportFilter] {
         var filters: [ReportFilter] = []
         if let network { filters.append(ReportFilter(.adNetwork, equals: network)) }
         if let campaign { filters.append(ReportFilter(.campaign, equals: campaign)) }
@@ -62,7 +66,12 @@ public struct DashboardView: Sendable, Hashable {
     /// The report request behind a panel grouped by `fields`: the same request `skan report` makes with this view's
     /// `--from`, `--to` and `--where`.
     public func request(fields: [ReportField], schema: ConversionSchema? = nil) throws(ReportError) -> ReportRequest {
-        try ReportRequest(fields: fields, from: from, to: to, filters: filters, schema: schema)
+        try request(fields: fields, schema: schema, campaign: campaign)
+    }
+
+    /// The same with `campaign` in place of the view's campaign.
+    func request(fields: [ReportField], schema: ConversionSchema?, campaign: String?) throws(ReportError) -> ReportRequest {
+        try ReportRequest(fields: fields, from: from, to: to, filters: filters(campaign: campaign), schema: schema)
     }
 
     /// The view's parameters as a URL query (empty ones left out), for links that keep the view.
@@ -80,12 +89,20 @@ public struct DashboardView: Sendable, Hashable {
     /// The `skan report` command line that prints a panel's CSV, shown under its link; every value from the URL
     /// shell-quoted, so that pasting it runs that report and nothing else.
     public func reportCommand(fields: [ReportField]) -> String {
+        reportCommand(fields: fields, campaigns: campaign.map { [$0] } ?? [])
+    }
+
+    /// The command for a campaign of several source identifiers (`campaigns`, the first the view's): one report per
+    /// identifier, which the page sums.
+    func reportCommand(fields: [ReportField], campaigns: [String]) -> String {
         var words = ["skan report"]
         if !fields.isEmpty { words.append("--by " + fields.map(\.rawValue).joined(separator: ",")) }
         if let from { words.append("--from " + ShellQuoting.quote(from)) }
         if let to { words.append("--to " + ShellQuoting.quote(to)) }
-        for filter in filters { words.append("--where " + ShellQuoting.quote(filter.description)) }
+        for filter in filters(campaign: campaigns.first) { words.append("--where " + ShellQuoting.quote(filter.description)) }
         words.append("--format csv")
-        return words.joined(separator: " ")
+        let others = campaigns.dropFirst().map { "--where " + ShellQuoting.quote("campaign=\($0)") }
+        guard !others.isEmpty else { return words.joined(separator: " ") }
+        return words.joined(separator: " ") + ", summed with the same for " + others.joined(separator: ", ")
     }
 }

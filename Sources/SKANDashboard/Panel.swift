@@ -13,6 +13,8 @@ struct Panel: Sendable {
     /// The chart for dashboard.js, or `nil` for a table-only panel.
     let chartJSON: String?
     let table: PanelTable
+    /// The sentence shown instead of the chart and the table when there is nothing to show.
+    let empty: String?
     /// `/report.csv?...`: exactly `skan report --format csv` for the panel's fields and the page's view.
     let csvLink: String
     /// The `skan report` command line that prints the same CSV.
@@ -26,6 +28,8 @@ struct PanelTable: Sendable {
     struct Cell: Sendable {
         let text: String
         let numeric: Bool
+        /// More about the cell, shown when it is opened (a campaign's identifiers at each tier).
+        var detail: String? = nil
     }
 
     struct Row: Sendable {
@@ -35,6 +39,24 @@ struct PanelTable: Sendable {
     let columns: [String]
     let rows: [Row]
     var isEmpty: Bool { rows.isEmpty }
+
+    /// A table of `columns` over ready cells.
+    init(columns: [String], cells: [[Cell]]) {
+        self.columns = columns
+        rows = cells.map { Row(cells: $0) }
+    }
+
+    /// A table of `columns` over `rows` of text: the first `keys` cells of a row name it, the others are counts,
+    /// grouped and right-aligned.
+    init(columns: [String], rows: [[String]], keys: Int) {
+        self.columns = columns
+        self.rows = rows.map { cells in
+            Row(cells: cells.enumerated().map { index, cell in
+                let numeric = index >= keys && !cell.isEmpty
+                return Cell(text: numeric ? NumberText.grouped(cell) : cell, numeric: numeric)
+            })
+        }
+    }
 
     /// The report's own header and cells.
     init(_ report: Report) {

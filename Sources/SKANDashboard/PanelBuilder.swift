@@ -8,21 +8,72 @@ struct PanelBuilder {
     let reader: any PostbackReader
     let view: DashboardView
     let schema: ConversionSchema?
+    /// The store's networks and campaigns: what the view's campaign stands for.
+    var known = KnownValues.empty
 
-    /// Runs the report for `fields` in this view.
-    func report(_ fields: [ReportField], schema: ConversionSchema? = nil) async throws -> Report {
-        try await ReportBuilder.run(try view.request(fields: fields, schema: schema), on: reader)
+    /// The stored identifiers the view's campaign stands for (5239, 239 and 39 for campaign 5239), the view's own
+    /// first; empty without a campaign filter.
+    var campaignMembers: [String] {
+        guard let campaign = view.campaign else { return [] }
+        return known.campaigns.campaign(campaign)?.members ?? [campaign]
     }
 
-    /// A panel around a report, with its CSV link and command.
-    func panel(_ id: String, _ title: String, note: String, report: Report, chart: ChartSpec?) -> Panel {
+    /// Runs the report for `fields` in this view. A campaign of several identifiers is one report per identifier
+    /// (each a filter the rollups' campaign index answers), summed by key.
+    func report(_ fields: [ReportField], schema: ConversionSchema? = nil) async throws -> Report {
+        let members = campaignMembers
+        let request = try view.request(fields: fields, schema: schema)
+        guard members.count > 1 else { return try await ReportBuilder.run(request, on: reader) }
+        var rows: [[String?]: ReportRow] = [:]
+        for member in members {
+            let part = try view.request(fields: fields, schema: schema, campaign: member)
+            for row in try await ReportBuilder.run(part, on: reader).rows {
+                rows[row.keys, default: ReportRow(keys: row.keys)].add(row)
+            }
+        }
+        return Report(request: request, rows: rows.values.sorted { Self.keyOrder($0.keys, $1.keys) },
+                      eventNames: request.schema?.eventNames ?? [])
+    }
+
+    /// Keys in the engine's order: an absent value first, numbers as numbers.
+    static func keyOrder(_ a: [String?], _ b: [String?]) -> Bool {
+        for (x, y) in zip(a, b) where x != y {
+            guard let x else { return true }
+            guard let y else { return false }
+            return CampaignHierarchy.numericOrder(x, y)
+        }
+        return false
+    }
+
+    /// A panel around a report, with its CSV link and command; `empty` is the sentence shown instead of the chart and
+    /// the table when the report has no rows (``emptyView`` by default), `table` the table when not the report's own.
+    func panel(_ id: String, _ title: String, note: String, report: Report, chart: ChartSpec?,
+               table: PanelTable? = nil, empty: String? = nil) -> Panel {
         let fields = report.request.fields
         var query = view.queryItems
         if !fields.isEmpty { query.insert(("by", fields.map(\.rawValue).joined(separator: ",")), at: 0) }
         if report.request.schema != nil { query.append(("schema", "1")) }
-        return Panel(id: id, title: title, note: note, chartJSON: chart?.json, table: PanelTable(report),
+        let command = view.reportCommand(fields: fields, campaigns: campaignMembers)
+        return Panel(id: id, title: title, note: note, chartJSON: report.rows.isEmpty ? nil : chart?.json,
+                     table: table ?? PanelTable(report), empty: report.rows.isEmpty ? (empty ?? emptyView) : nil,
                      csvLink: "/report.csv" + URLQuery.encode(query),
-                     command: view.reportCommand(fields: fields) + (report.request.schema != nil ? " --schema FILE" : ""))
+                     command: command + (report.request.schema != nil ? " --schema FILE" : ""))
+    }
+
+    /// What a panel says when the view holds no postbacks: why, in the view's own terms.
+    var emptyView: String {
+        var limits: [String] = []
+        if let network = view.network { limits.append("from \(network)") }
+        if let campaign = view.campaign {
+            limits.append(known.campaigns.campaign(campaign) == nil ? "of campaign \(campaign), which the store does not hold"
+                                                                     : "of campaign \(campaign)")
+        }
+        if let window = view.window { limits.append("in window \(window)") }
+        if view.from != nil || view.to != nil { limits.append("between \(view.from ?? "the first day") and \(view.to ?? "the last")") }
+        guard !limits.isEmpty else {
+            return "No postbacks stored yet: run skan demo, or point skan serve's devices or skan ingest at this database."
+        }
+        return "No postbacks " + limits.joined(separator: ", ") + ": widen the filters above."
     }
 
     /// The totals of the view: one row, or zeros when nothing matches.

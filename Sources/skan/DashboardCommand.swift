@@ -44,10 +44,7 @@ struct DashboardCommand: AsyncParsableCommand {
         do {
             var conversionSchema: ConversionSchema?
             if let schema {
-                guard let text = try? String(contentsOfFile: schema, encoding: .utf8) else {
-                    throw CLIError("--schema: cannot read \(schema)")
-                }
-                conversionSchema = try ConversionSchema(csv: text, source: schema)
+                conversionSchema = try ConversionSchema.load(path: schema)
             }
             let access = try ServeCommand.access(host: host, tokenFile: tokenFile,
                                                  options: .init(host: "--host", tokenFile: "--token-file"))

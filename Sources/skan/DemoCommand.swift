@@ -3,9 +3,11 @@ import Foundation
 import Logging
 import SKANCollector
 import SKANCore
+import SKANDashboard
 import SKANReports
 import SKANSimulator
 import SKANStore
+import Synchronization
 
 /// `skan demo`: the whole flow on one machine — a collector, simulated iPhones posting to it, and the report.
 struct DemoCommand: AsyncParsableCommand {
@@ -53,12 +55,16 @@ struct DemoCommand: AsyncParsableCommand {
         var ring = KeyRing.apple
         for key in setup.trustedKeys { ring.add(key) }
         let store = try location.openStore()
+        // The collector stamps each postback with the simulated time its device sent it, not the wall clock's: the
+        // campaign's five weeks then land on their own days, for `--by day` and the dashboard's charts by day.
+        let sendTime = SendTimeClock()
         var logger = Logger(label: "skan.demo")
         logger.logLevel = .warning
         let collector: Collector
         do {
             collector = try Collector(configuration: CollectorConfiguration(host: "127.0.0.1", port: 0), store: store,
-                                      verifier: AttributionVerifier(keyRing: ring), logger: logger)
+                                      verifier: AttributionVerifier(keyRing: ring), logger: logger,
+                                      now: { sendTime.date })
         } catch {
             throw CLIError(error.reason)
         }
@@ -66,7 +72,7 @@ struct DemoCommand: AsyncParsableCommand {
         let simulation = Simulation(setup: setup, seed: seed, devices: devices)
         let started = Date()
         let (summary, delivery, port) = try await collector.serve { port in
-            try await Self.simulateAndPost(simulation, to: port, writingTo: postbacksPath)
+            try await Self.simulateAndPost(simulation, to: port, writingTo: postbacksPath, clock: sendTime)
         }
         let seconds = Date().timeIntervalSince(started)
 
@@ -78,10 +84,11 @@ struct DemoCommand: AsyncParsableCommand {
         // The table goes straight to the descriptor; what print() buffered must come out first (nil: all streams).
         fflush(nil)
         let reader = try await location.openReader()
+        var conversionSchema: ConversionSchema?
         do throws(ReportError) {
-            var conversionSchema: ConversionSchema?
-            if let text = try? String(contentsOfFile: schemaPath, encoding: .utf8) {
-                conversionSchema = try ConversionSchema(csv: text, source: schemaPath)
+            // The default schema is used when the campaign has one; a schema given with --schema must be read.
+            if schema != nil || FileManager.default.fileExists(atPath: schemaPath) {
+                conversionSchema = try ConversionSchema.load(path: schemaPath)
             }
             let request = try ReportRequest(fields: try ReportField.list(by), schema: conversionSchema)
             let report = try await ReportBuilder.run(request, on: reader)
@@ -101,6 +108,9 @@ struct DemoCommand: AsyncParsableCommand {
         case .sqlite: "  skan.sqlite        the collector's database (try: skan report --db \(location.display) --by day --format table)"
         case .postgres: "  (the collector's database is \(location.display); try: skan report --db \(location.display) --by day --format table)"
         }
+        // The dashboard over the same database, with the schema the report above decoded through (revenue needs it).
+        let dashboard = (["skan dashboard --db", ShellQuoting.quote(location.display)]
+            + (conversionSchema != nil ? ["--schema", ShellQuoting.quote(schemaPath)] : [])).joined(separator: " ")
         // A campaign with AdAttributionKit ads also needs the simulated AdAttributionKit key, by its kid.
         let aakKey = setup.trustedKeys.compactMap(\.kid).map { " --aak-key \($0)=Keys/test/simulated-apple-aak-public-key.pem" }.joined()
         print("""
@@ -109,18 +119,21 @@ struct DemoCommand: AsyncParsableCommand {
             \(databaseLine)
               postbacks.jsonl    what the devices sent, in send-time order (try: skan verify --trust-key Keys/test/simulated-apple-p256-public-key.pem\(aakKey) \(postbacksPath))
               report.csv         the report above as CSV
+
+            see it in a browser: \(dashboard)
             """)
     }
 
     /// Runs the simulation on a Dispatch thread (it blocks on each HTTP reply, as a device's queue does) and
     /// posts every ad network postback to the collector.
-    static func simulateAndPost(_ simulation: Simulation, to port: Int, writingTo path: String) async throws
+    static func simulateAndPost(_ simulation: Simulation, to port: Int, writingTo path: String,
+                                clock: SendTimeClock) async throws
         -> (SimulationSummary, PostbackDelivery.Report, Int) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 do {
                     let url = URL(string: "http://127.0.0.1:\(port)/postbacks")!
-                    let delivery = PostbackDelivery(transport: URLSessionTransport(url: url), clock: ImmediateClock())
+                    let delivery = PostbackDelivery(transport: URLSessionTransport(url: url), clock: clock)
                     var writer = try LineWriter(path: path)
                     let summary = try simulation.run { record in
                         try writer.write(record)

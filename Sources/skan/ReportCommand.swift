@@ -70,10 +70,7 @@ struct ReportCommand: AsyncParsableCommand {
             let fields = try by.map { text throws(ReportError) in try ReportField.list(text) } ?? []
             var conversionSchema: ConversionSchema?
             if let schema {
-                guard let text = try? String(contentsOfFile: schema, encoding: .utf8) else {
-                    throw ReportError(.invalidSchema, "--schema: cannot read \(schema)")
-                }
-                conversionSchema = try ConversionSchema(csv: text, source: schema)
+                conversionSchema = try ConversionSchema.load(path: schema)
             }
             let conditions = try filters.map { text throws(ReportError) in try ReportFilter(parsing: text) }
             let request = try ReportRequest(fields: fields, from: from, to: to, day: basis, filters: conditions,

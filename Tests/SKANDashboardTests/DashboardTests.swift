@@ -102,14 +102,19 @@ struct DashboardTests {
         }
     }
 
-    /// A store's read side that has no postbacks in any view but counters: 3 stored, 1 duplicate.
+    /// A store's read side whose only group is the total: `postbacks` stored, 1 duplicate (none without postbacks).
     struct CountersOnly: PostbackReader {
-        func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) async throws {}
+        var postbacks = 3
+        func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) async throws {
+            guard query.dimensions.isEmpty, postbacks > 0 else { return }
+            try each(AggregateRow(keys: [], conversionValue: nil, coarseValue: nil, postbacks: postbacks, installs: 0,
+                                  redownloads: 0, reengagements: 0, nonWinning: 0, nullValues: 0))
+        }
         func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) { ("", []) }
         func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {}
         func stats() async throws -> StoreStats {
-            StoreStats(postbacks: 3, postbacksByVersion: ["4.0": 3], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0,
-                       duplicates: 1)
+            StoreStats(postbacks: postbacks, postbacksByVersion: postbacks > 0 ? ["4.0": postbacks] : [:], rejected: 0,
+                       rejectedByStatus: [:], rejectedDropped: 0, duplicates: postbacks > 0 ? 1 : 0)
         }
         func latestRefusals(limit: Int) async throws -> [RefusalSummary] { [] }
     }
@@ -117,7 +122,7 @@ struct DashboardTests {
     @Test("the overview shows the store's duplicate rate: duplicates over all accepted postbacks")
     func duplicateRate() async throws {
         let content = try await PageContent.build(.overview, view: try DashboardView(query: [:]), reader: CountersOnly(),
-                                                  schema: nil, latestRefusals: 20, hasCharts: false)
+                                                  schema: nil, known: .empty, latestRefusals: 20, hasCharts: false)
         let tile = try #require(content.tiles.first { $0.id == "duplicate-rate" })
         #expect(tile.value == "25.0 %")
     }

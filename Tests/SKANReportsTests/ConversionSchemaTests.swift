@@ -1,3 +1,4 @@
+import Foundation
 import SKANCore
 import SKANReports
 import Testing
@@ -32,6 +33,31 @@ struct ConversionSchemaTests {
         let error = #expect(throws: ReportError.self) { try ConversionSchema(csv: Self.header + row, source: "s.csv") }
         #expect(error?.code == .invalidSchema)
         #expect(error?.reason.contains(message) == true, "\(error?.reason ?? "")")
+    }
+
+    @Test("a row with fewer or more cells than the header is named as such, not as a bad value")
+    func raggedRow() {
+        for row in ["1,,open,1", "1,,open,1,0,0,9"] {
+            let error = #expect(throws: ReportError.self) { try ConversionSchema(csv: Self.header + row, source: "s.csv") }
+            let cells = row.split(separator: ",", omittingEmptySubsequences: false).count
+            #expect(error?.reason == "s.csv: row 2 has \(cells) cells, the header 6 (\(ConversionSchema.columns.joined(separator: ",")))",
+                    "\(error?.reason ?? "")")
+        }
+    }
+
+    @Test("a schema file that cannot be read says why: missing, a folder, not UTF-8", arguments: ["missing", "folder", "binary"])
+    func unreadableFile(kind: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-schema-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent(kind == "folder" ? "schemas" : "schema.csv").path
+        if kind == "folder" { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        if kind == "binary" { _ = FileManager.default.createFile(atPath: path, contents: Data([0xFF, 0xFE, 0x00, 0x62])) }
+        let why = ["missing": "does not exist", "folder": "is a folder", "binary": "is not UTF-8 text"][kind]!
+        let error = #expect(throws: ReportError.self) { try ConversionSchema.load(path: path) }
+        #expect(error?.code == .invalidSchema)
+        #expect(error?.reason == "--schema: \(path) \(why); expected a conversion value schema CSV with the header "
+                + ConversionSchema.columns.joined(separator: ","), "\(error?.reason ?? "")")
     }
 
     @Test("a header without the needed columns is refused")

@@ -176,6 +176,30 @@ enum DocExamples {
     }
 
     /// A port nothing listens on now (bound to 0 and released), for the examples' servers.
+    /// Of the top-level `names` in `folder`, those the package's .gitignore does not cover (`git check-ignore`,
+    /// reading the rules only: `--no-index`), a folder named with its trailing slash; none outside a git checkout.
+    static func notIgnored(_ names: [String], in folder: URL) throws -> [String] {
+        guard !names.isEmpty,
+              FileManager.default.fileExists(atPath: SkanProcess.packageRoot.appendingPathComponent(".git").path) else { return [] }
+        let paths = names.map { name in
+            var isFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder)
+            return isFolder.boolValue ? name + "/" : name
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "check-ignore", "--no-index", "--"] + paths
+        process.currentDirectoryURL = SkanProcess.packageRoot
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let ignored = Set(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map(String.init))
+        process.waitUntilExit()
+        return paths.filter { !ignored.contains($0) }
+    }
+
     static func freePort() throws -> Int {
         #if os(Linux)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

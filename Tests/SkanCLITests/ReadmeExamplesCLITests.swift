@@ -84,6 +84,11 @@ extension CommandLineSuites {
                     index += 1
                 }
             }
+            // Someone running the examples by hand runs them in a clone: what they make must not show in git status.
+            let made = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                .filter { !["Keys", "Samples", "tmp"].contains($0) && !$0.hasPrefix(".readme-server-") }
+            let unignored = try DocExamples.notIgnored(made, in: folder)
+            #expect(unignored.isEmpty, "\(document)'s examples make \(unignored), which .gitignore does not cover")
         }
 
         @Test("the masking rule: … matches any run within one line, and nothing else varies")

@@ -46,6 +46,21 @@ public struct ConversionSchema: Sendable, Hashable {
         return []
     }
 
+    /// Reads the schema file at `path`; a file that cannot be read is an error saying why (none there, a folder, not
+    /// readable, not UTF-8 text), under the name of the `option` that gave the path.
+    public static func load(path: String, option: String = "--schema") throws(ReportError) -> ConversionSchema {
+        func fail(_ reason: String) -> ReportError {
+            ReportError(.invalidSchema, "\(option): \(path) \(reason); expected a conversion value schema CSV with the header "
+                        + columns.joined(separator: ","))
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw fail("does not exist") }
+        guard !isFolder.boolValue else { throw fail("is a folder") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot be read (permissions?)") }
+        guard let text = String(data: data, encoding: .utf8) else { throw fail("is not UTF-8 text") }
+        return try ConversionSchema(csv: text, source: path)
+    }
+
     /// Reads a schema from CSV text. `source` names the file in errors.
     public init(csv text: String, source: String) throws(ReportError) {
         func fail(_ reason: String) -> ReportError { ReportError(.invalidSchema, "\(source): \(reason)") }
@@ -68,6 +83,9 @@ public struct ConversionSchema: Sendable, Hashable {
         var line = 1
         while let row = reader.next() {
             line += 1
+            guard row.count == header.count else {
+                throw fail("row \(line) has \(row.count) cells, the header \(header.count) (\(header.joined(separator: ",")))")
+            }
             let cells = Dictionary(zip(header, row), uniquingKeysWith: { first, _ in first })
             func cell(_ name: String) -> String { cells[name] ?? "" }
             func number(_ name: String) throws(ReportError) -> Double {
