@@ -3,7 +3,7 @@ import SKANCore
 
 extension ImpressionPool {
     /// The pool of an AdAttributionKit placement (spec §8.1): compact JWS impressions signed ES256 under the
-    /// network's id as the `kid`, judged once by `AAKImpression.verify` as a device judges them, plus one broken
+    /// network's id as the `kid`, judged once by the core's verifier as a device judges them, plus one broken
     /// impression per mistake networks make.
     init(adAttributionKitAd ad: Ad, adIndex: Int, campaign: Campaign, networkID: String, key: ECPrivateKey,
          publicKey: ECPublicKey, random: inout SeededRandom) throws(SimulatorError) {

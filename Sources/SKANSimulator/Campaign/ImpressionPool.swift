@@ -6,7 +6,7 @@ import SKANCore
 /// Why a pool: a network signs an impression per ad request and a device checks its signature; doing both for
 /// every impression of a million devices would cost more than the postbacks the run is about. The pool holds a
 /// few distinct impressions per placement, plus one broken impression per kind of fault; devices draw from it,
-/// and the verdict of `ImpressionVerifier` (deterministic for given bytes) is computed once per impression.
+/// and the core's verdict (`SignedAttributionImpression.verify`, deterministic for given bytes) is computed once per impression.
 struct ImpressionPool: Sendable {
     /// Why a device refused an impression.
     enum Refusal: Int, Sendable, CaseIterable {
