@@ -13,7 +13,7 @@ struct ImpressionReply: Sendable {
     let count: Int
 
     /// The reply to a body over ``ImpressionResponder/bodyLimit``, for the router and the event loop alike.
-    static let tooLarge = ImpressionReply(status: .contentTooLarge, body: ImpressionBatch.Refusal(
+    static let tooLarge = ImpressionReply(status: .contentTooLarge, body: ImpressionBody.Refusal(
         index: nil, reason: "the body is over the limit of \(ImpressionResponder.limit) bytes").json, count: 0)
 }
 

@@ -41,9 +41,9 @@ struct WebAdExchange: Sendable {
         case .success(let read): members = read
         case .failure(let error): return Self.refusal(400, field: nil, "the body is not a JSON object: \(error)")
         }
-        for field in ["nonce", "format", "source-app-id", "fidelity-type"] where members.contains(where: { $0.key == field }) {
-            return Self.refusal(400, field: field, "\(field) is not taken here: a web ad's nonce is made by the signer, its format is the "
-                                + "AdImpressionResponse and its fidelity type is 1")
+        for field in ["nonce", "framework", "format", "source-app-id", "fidelity-type"] where members.contains(where: { $0.key == field }) {
+            return Self.refusal(400, field: field, "\(field) is not taken here: a web ad is an SKAdNetwork impression whose nonce is made "
+                                + "by the signer, whose format is the AdImpressionResponse and whose fidelity type is 1")
         }
         guard members.contains(where: { $0.key == "source-domain" }) else {
             return Self.refusal(400, field: "source-domain", "source-domain (the eTLD+1 of the page that shows the ad) is required")
@@ -53,9 +53,9 @@ struct WebAdExchange: Sendable {
         do throws(SKANError) {
             var request = members.filter { $0.key != "version" }
             request.append(JSONMember(key: "version", value: members.first { $0.key == "version" }?.value ?? .string("4.0")))
-            request.append(JSONMember(key: "format", value: .string(ImpressionFormat.webResponse.rawValue)))
-            guard case .skadnetwork(let impression, _) = try ImpressionBatch.item(request, now: now, makeNonce: { nonce }),
-                  impression.kind == .web else {
+            let read = try ImpressionBody.request(request).attributionImpression(now: now, makeNonce: { nonce })
+            try read.validate()
+            guard let impression = read.skadnetwork, impression.kind == .web else {
                 return Self.refusal(400, field: "version", "a web ad is a SKAdNetwork 4.0 impression with a source-domain")
             }
             guard let key = keys.key(for: impression.adNetworkID) else {

@@ -14,6 +14,7 @@ struct SignCommand: ParsableCommand {
             AdImpressionResponse when --source-domain is given. With --input, signs one impression per CSV row \
             (header names are the long option names, e.g. version,ad-network-id,campaign-id,itunes-item-id,\
             source-app-id) and prints JSON lines; a bad row is reported on standard error and the rest go on. \
+            --framework adattributionkit signs AdAttributionKit impressions instead, one option or column per field. \
             The key may be P-256 (what Apple asks for today) or P-192 (prime192v1, what Apple asked for in mid-2020; \
             devices still accept impressions signed with it); a key on any other curve is refused.
             """
@@ -58,40 +59,17 @@ struct SignCommand: ParsableCommand {
     @Option(help: "Output shape: storekit, skadimpression or web (default: the one for the ad kind).")
     var format: String?
 
-    @Option(help: "skadnetwork, or aak for an AdAttributionKit impression: a compact JWS (ES256, kid = your ad network id).")
-    var framework: String = "skadnetwork"
+    @Option(help: "adattributionkit (or aak) signs an AdAttributionKit impression: a compact JWS (ES256, kid = your ad network id).")
+    var framework: Framework = .skadnetwork
 
     @Flag(name: .customLong("eligible-for-re-engagement"), help: "AdAttributionKit: a click may re-engage a user who has the app.")
     var eligibleForReengagement = false
 
-    static let fieldNames = ImpressionRequest.fieldNames
-
     func validate() throws {
-        guard ["skadnetwork", "aak"].contains(framework) else {
-            throw ValidationError("--framework must be skadnetwork or aak, got \"\(framework)\"")
-        }
-        if framework == "aak" {
-            let skadnetworkOnly = [("--version", version), ("--campaign-id", campaignID), ("--source-domain", sourceDomain),
-                                   ("--fidelity-type", fidelityType), ("--format", format), ("--input", input)]
-            if let (name, _) = skadnetworkOnly.first(where: { $0.1 != nil }) {
-                throw ValidationError("\(name) is for SKAdNetwork impressions; an AdAttributionKit impression takes "
-                                      + "--ad-network-id, --source-identifier, --itunes-item-id, --source-app-id, --nonce, --timestamp")
-            }
-            if adNetworkID == nil || itunesItemID == nil || sourceIdentifier == nil {
-                throw ValidationError("--ad-network-id, --source-identifier and --itunes-item-id are required with --framework aak")
-            }
-            return
-        }
-        if eligibleForReengagement {
-            throw ValidationError("--eligible-for-re-engagement is for AdAttributionKit impressions (--framework aak)")
-        }
         let single = [version, adNetworkID, campaignID, sourceIdentifier, itunesItemID, sourceAppID, sourceDomain,
                       fidelityType, nonce, timestamp]
-        if input != nil && single.contains(where: { $0 != nil }) {
+        if input != nil && (single.contains { $0 != nil } || eligibleForReengagement) {
             throw ValidationError("--input signs the rows of a CSV file; give impression fields as its columns, not as options")
-        }
-        if input == nil && (version == nil || adNetworkID == nil || itunesItemID == nil) {
-            throw ValidationError("--version, --ad-network-id and --itunes-item-id are required (or --input FILE.csv)")
         }
         if let format, ImpressionFormat(rawValue: format) == nil {
             throw ValidationError("--format must be storekit, skadimpression or web, got \"\(format)\"")
@@ -99,41 +77,31 @@ struct SignCommand: ParsableCommand {
     }
 
     func run() throws {
-        if framework == "aak" { return try signAdAttributionKit() }
-        let signer = ImpressionSigner(key: try KeyFiles.privateKey(key, option: "--key"))
+        let key = try KeyFiles.privateKey(key, option: "--key")
         let format = self.format.flatMap(ImpressionFormat.init(rawValue:))
         guard let input else {
-            let values = Dictionary(uniqueKeysWithValues: zip(Self.fieldNames, [
-                version, adNetworkID, campaignID, sourceIdentifier, itunesItemID, sourceAppID, sourceDomain,
-                fidelityType, nonce, timestamp,
-            ]).compactMap { name, value in value.map { (name, $0) } })
-            do throws(SKANError) {
-                print(try signer.sign(try ImpressionRequest(values: values).impression(origin: "--")).json(format))
-            } catch {
-                throw CLIError(error)
-            }
+            // Every option by its field name; the core refuses, by name, one the framework does not take.
+            let values = Dictionary(uniqueKeysWithValues: [
+                ("version", version), ("ad-network-id", adNetworkID), ("campaign-id", campaignID),
+                ("source-identifier", sourceIdentifier), ("itunes-item-id", itunesItemID), ("source-app-id", sourceAppID),
+                ("source-domain", sourceDomain), ("fidelity-type", fidelityType), ("nonce", nonce), ("timestamp", timestamp),
+                ("eligible-for-re-engagement", eligibleForReengagement ? "true" : nil),
+            ].compactMap { name, value in value.map { (name, $0) } })
+            print(try sign(ImpressionRequest(framework: framework, values: values, format: format), origin: "--", key: key))
             return
         }
-        try signRows(of: input, with: signer, format: format)
+        try signRows(of: input, key: key, format: format)
     }
 
-    /// Prints `{"jws": …}`: the value is what the app passes to `AppImpression(compactJWS:)`.
-    private func signAdAttributionKit() throws {
-        let key = try KeyFiles.privateKey(key, option: "--key")
-        let values = Dictionary(uniqueKeysWithValues: zip(AAKImpression.fieldNames, [
-            adNetworkID, sourceIdentifier, itunesItemID, sourceAppID, nonce, timestamp, eligibleForReengagement ? "true" : nil,
-        ]).compactMap { name, value in value.map { (name, $0) } })
-        do throws(SKANError) {
-            let impression = try AAKImpression(values: values, origin: "--")
-            var writer = JSONWriter()
-            writer.string("jws", try impression.signed(with: key))
-            print(writer.json)
-        } catch {
-            throw CLIError(error)
+    /// One impression signed by the core's batch rule, as `skan signer` signs each of a body's.
+    private func sign(_ request: ImpressionRequest, origin: String = "", key: ECPrivateKey) throws(CLIError) -> String {
+        switch ImpressionBatch.sign([request], origin: origin, keys: { _ in key }) {
+        case .success(let signed): signed[0].json
+        case .failure(let refusal): throw CLIError(refusal.reason)
         }
     }
 
-    private func signRows(of path: String, with signer: ImpressionSigner, format: ImpressionFormat?) throws {
+    private func signRows(of path: String, key: ECPrivateKey, format: ImpressionFormat?) throws {
         try RecordReader.checkReadable([path])
         let reader: CSVReader
         do {
@@ -145,22 +113,32 @@ struct SignCommand: ParsableCommand {
             throw CLIError("\(path): not a CSV file with a header row (\(error))")
         }
         let header = reader.headerRow ?? []
-        if let unknown = header.first(where: { !Self.fieldNames.contains($0) }) {
-            throw CLIError("\(path): unknown column \"\(unknown)\"; columns are \(Self.fieldNames.joined(separator: ", "))")
+        let fieldNames = ImpressionRequest.fieldNames(of: framework)
+        if let unknown = header.first(where: { !fieldNames.contains($0) }) {
+            throw CLIError("\(path): unknown column \"\(unknown)\"; columns are \(fieldNames.joined(separator: ", "))")
         }
         var failures = 0
         var rowNumber = 1
         while let row = reader.next() {
             rowNumber += 1
             let values = Dictionary(zip(header, row).filter { !$0.1.isEmpty }, uniquingKeysWith: { first, _ in first })
-            do throws(SKANError) {
-                print(try signer.sign(try ImpressionRequest(values: values).impression()).json(format))
+            do throws(CLIError) {
+                print(try sign(ImpressionRequest(framework: framework, values: values, format: format), key: key))
             } catch {
                 failures += 1
-                FileHandle.standardError.write(Data("skan: \(path) row \(rowNumber): \(error.reason)\n".utf8))
+                FileHandle.standardError.write(Data("skan: \(path) row \(rowNumber): \(error.message)\n".utf8))
             }
         }
         if let error = reader.error { throw CLIError("\(path) row \(rowNumber + 1): \(error)") }
         if failures > 0 { throw ExitCode.failure }
     }
+}
+
+extension Framework: ExpressibleByArgument {
+    /// `--framework`: a framework's name, or its alias (`aak`).
+    public init?(argument: String) {
+        self.init(name: argument)
+    }
+
+    public static var allValueStrings: [String] { names }
 }

@@ -15,7 +15,8 @@ struct SignerCommand: AsyncParsableCommand {
         discussion: """
             POST /v1/impressions takes one request object or an array of up to 1,000, each named as skan sign's \
             long options (version, ad-network-id, campaign-id or source-identifier, itunes-item-id, source-app-id or \
-            source-domain, fidelity-type, nonce, timestamp, format; "format": "aak" for an AdAttributionKit impression), \
+            source-domain, fidelity-type, nonce, timestamp, format; "framework": "adattributionkit" for an AdAttributionKit \
+            impression, which "format": "aak" still means for this release), \
             and answers what skan sign prints for each, in order; a bad request is a 400 naming its index and field, \
             and nothing is signed. GET /v1/keys lists the public keys, GET /healthz and GET /metrics as the collector. \
             It signs for anyone who can reach it: on an address other than loopback it refuses to start without \

@@ -51,16 +51,21 @@ struct SignerRouteTests {
             let reply = try await Self.post(client, """
                 [{"version":"3.0","ad-network-id":"example.skadnetwork","campaign-id":7,"itunes-item-id":525463029,"source-app-id":0},
                  {"version":"2.0","ad-network-id":"legacy.skadnetwork","campaign-id":8,"itunes-item-id":525463029,"source-app-id":0},
-                 {"format":"aak","ad-network-id":"example.adattributionkit","source-identifier":5239,"itunes-item-id":525463029}]
+                 {"framework":"adattributionkit","ad-network-id":"example.adattributionkit","source-identifier":5239,"itunes-item-id":525463029},
+                 {"format":"aak","ad-network-id":"example.adattributionkit","source-identifier":5240,"itunes-item-id":525463029}]
                 """)
             #expect(reply.status == .ok)
             let items = try #require(try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [[String: Any]])
-            #expect(items.count == 3)
+            #expect(items.count == 4)
             #expect(items[0]["SKStoreProductParameterAdNetworkCampaignIdentifier"] as? Int == 7)
             #expect(items[1]["SKStoreProductParameterAdNetworkCampaignIdentifier"] as? Int == 8)
-            let jws = try #require(items[2]["jws"] as? String)
-            let aak = try AAKImpression.verify(jws, publicKey: try Self.key("ad-network").publicKey).get()
-            #expect(aak.adNetworkIdentifier == "example.adattributionkit" && aak.impressionIdentifier == "68753A44-4D6F-1226-9C60-0050E4C00067")
+            // "framework", and for one release the older "format": "aak", both sign AdAttributionKit.
+            for (item, source) in zip(items[2...], [5239, 5240]) {
+                let jws = try #require(item["jws"] as? String)
+                let aak = try AAKImpression.verify(jws, publicKey: try Self.key("ad-network").publicKey).get()
+                #expect(aak.adNetworkIdentifier == "example.adattributionkit" && aak.impressionIdentifier == "68753A44-4D6F-1226-9C60-0050E4C00067")
+                #expect(aak.sourceIdentifier == source)
+            }
         }
     }
 
@@ -70,6 +75,10 @@ struct SignerRouteTests {
         (#"[{"version":"4.0","ad-network-id":"example.skadnetwork","source-identifier":5239,"itunes-item-id":1,"source-app-id":0,"colour":"red"}]"#, 0, "colour is not a field"),
         (#"[{"format":"aak","ad-network-id":"legacy.skadnetwork","source-identifier":5239,"itunes-item-id":1,"source-app-id":0}]"#, 0, "P-256"),
         (#"[1]"#, 0, "must be a JSON object"),
+        (#"[{"framework":"skadnetwork","ad-network-id":"example.skadnetwork"},{"framework":"xyz","ad-network-id":"example.skadnetwork"}]"#, 1,
+         #"framework must be skadnetwork or adattributionkit, got "xyz""#),
+        (#"[{"framework":"adattributionkit","version":"4.0","ad-network-id":"example.adattributionkit","source-identifier":5239,"itunes-item-id":1}]"#, 0,
+         "version is for SKAdNetwork impressions"),
     ])
     func refusals(body: String, index: Int, reason: String) async throws {
         try await Self.withSigner { client in

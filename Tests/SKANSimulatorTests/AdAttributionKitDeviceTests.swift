@@ -13,6 +13,29 @@ struct AdAttributionKitDeviceTests {
         Simulation(setup: setup, seed: seed, devices: devices).outcomes(ofChunk: 0)
     }
 
+    @Test("a planned postback's neutral fields are its body's, in either framework, as the collector will store them")
+    func neutralFields() throws {
+        let setup = try Fixtures.setup("aak-mixed.json")
+        var seen: Set<Framework> = []
+        for outcome in Self.outcomes(setup, seed: 3) {
+            for planned in outcome.postbacks {
+                let fields = planned.fields
+                seen.insert(planned.framework)
+                #expect(fields.network == setup.campaign.adNetworks[planned.network].id)
+                switch planned.body {
+                case .skadnetwork(let postback):
+                    #expect(fields.dedupID == postback.transactionID && fields.window == postback.postbackSequenceIndex)
+                    #expect(fields.frameworkVersion == "4.0" && fields.conversionValue == postback.conversionValue)
+                case .adAttributionKit(let postback):
+                    #expect(fields.dedupID == postback.postbackIdentifier && fields.window == postback.postbackSequenceIndex)
+                    #expect(fields.frameworkVersion == nil && fields.coarseValue == postback.coarseConversionValue)
+                }
+                #expect(planned.isWinning == (fields.didWin ?? true))
+            }
+        }
+        #expect(seen == Set(Framework.allCases))
+    }
+
     /// The postbacks of one conversion: an install's, or one re-engagement's (keyed by its start).
     static func conversions(_ outcome: DeviceSimulator.Outcome) -> [[PlannedPostback]] {
         let installs = outcome.postbacks.filter { $0.conversionType != .reengagement }
@@ -30,7 +53,7 @@ struct AdAttributionKitDeviceTests {
                     let winning = conversion.filter(\.isWinning)
                     #expect(Set(winning.map(\.network)).count <= 1)
                     #expect(Set(winning.map(\.framework)).count <= 1)
-                    #expect(Set(winning.compactMap(\.window)).count == winning.count)
+                    #expect(Set(winning.compactMap(\.fields.window)).count == winning.count)
                     let losing = conversion.filter { !$0.isWinning }
                     #expect(Set(losing.map(\.network)).count == losing.count)
                     #expect(losing.count <= 5)
@@ -177,7 +200,7 @@ struct AdAttributionKitDeviceTests {
         var random = SeededRandom(seed: 1)
         DeviceSimulator(setup: setup, seed: 1).planAdAttributionKit([install, reengagement], outcome: &outcome, random: &random)
         func coarse(_ type: ConversionType, window: Int) -> CoarseValue? {
-            outcome.postbacks.first { $0.conversionType == type && $0.window == window }?.coarseValue
+            outcome.postbacks.first { $0.conversionType == type && $0.fields.window == window }?.fields.coarseValue
         }
         #expect(coarse(.download, window: 1) == (tags ? .high : nil))
         #expect(coarse(.reengagement, window: 1) == (tags ? .low : .high))
@@ -212,7 +235,7 @@ struct AdAttributionKitDeviceTests {
         var checked = 0
         for outcome in Self.outcomes(setup, seed: 5) {
             for planned in outcome.postbacks {
-                let window = try #require(planned.window)
+                let window = try #require(planned.fields.window)
                 #expect(planned.preparedAt - planned.launchAt <= Int64(3 * (window + 1)) * SimulatedTime.minute)
                 #expect((5 * SimulatedTime.minute...10 * SimulatedTime.minute).contains(planned.sendAt - planned.preparedAt))
                 checked += 1

@@ -25,7 +25,7 @@ struct AdAttributionKitRuleTests {
         for outcome in Device.outcomes(setup, seed: seed) {
             let starts = Set(outcome.postbacks.filter { $0.conversionType == .reengagement }.map(\.launchAt))
             for planned in outcome.postbacks {
-                let window = try #require(planned.window)
+                let window = try #require(planned.fields.window)
                 let windowStart = planned.launchAt + (window == 0 ? 0 : ends[window - 1])
                 // Every re-engagement started after this postback's conversion began (and so superseded it).
                 for start in starts where start > planned.launchAt {

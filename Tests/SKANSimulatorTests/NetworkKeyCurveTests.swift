@@ -29,7 +29,7 @@ struct NetworkKeyCurveTests {
             #expect(!pool.valid.isEmpty && pool.valid.allSatisfy { $0.refusal == nil })
             // Signed with the P-192 key: it verifies under that key, so no P-256 key made it.
             #expect(pool.valid.allSatisfy { entry in
-                guard case .skadnetwork(let signed) = entry.token else { return false }
+                guard case .skadnetwork(let signed, _) = entry.token else { return false }
                 return ImpressionVerifier(publicKey: p192Key).verify(signed) == .valid
             })
             for entry in pool.faulty {

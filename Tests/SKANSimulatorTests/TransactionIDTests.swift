@@ -11,7 +11,7 @@ struct TransactionIDTests {
     static func ids(_ setup: CampaignSetup, seed: UInt64, chunks: Int = 1) -> [String] {
         let simulation = Simulation(setup: setup, seed: seed, devices: chunks * Simulation.chunkSize)
         return (0..<chunks).flatMap { chunk in
-            simulation.outcomes(ofChunk: chunk).flatMap { $0.postbacks.map(\.dedupID) }
+            simulation.outcomes(ofChunk: chunk).flatMap { $0.postbacks.map(\.fields.dedupID) }
         }
     }
 

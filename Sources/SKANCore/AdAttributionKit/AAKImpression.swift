@@ -99,46 +99,55 @@ public struct AAKImpression: Sendable, Hashable {
     /// Judges a signed impression with the ad network's public key, as a device does: strict JWS, `alg` ES256,
     /// the `kid` equal to the payload's ad network, the signature, then the fields: the impression, or why not.
     public static func verify(_ jws: String, publicKey: ECPublicKey) -> Result<AAKImpression, SKANError> {
-        func refuse(_ reason: String) -> Result<AAKImpression, SKANError> { .failure(SKANError(.invalidImpression, reason)) }
+        judge(jws, publicKey: publicKey).mapError { SKANError(.invalidImpression, $0.reason) }
+    }
+
+    /// ``verify(_:publicKey:)`` with the kind of each refusal, as ``SignedAttributionImpression`` reports it: a
+    /// token that is not a JWS of typed members is malformed, one the key did not sign as this network's has an
+    /// invalid signature, and a signed one whose values break the rules has invalid fields.
+    static func judge(_ jws: String, publicKey: ECPublicKey) -> Result<AAKImpression, ImpressionRefusal> {
+        func refuse(_ kind: ImpressionRefusal.Kind, _ reason: String) -> Result<AAKImpression, ImpressionRefusal> {
+            .failure(ImpressionRefusal(kind, reason))
+        }
         let parsed: CompactJWS
         switch CompactJWS.parse(jws) {
         case .success(let value): parsed = value
-        case .failure(let error): return refuse(error.reason)
+        case .failure(let error): return refuse(.malformed, error.reason)
         }
         guard case .success(let header) = JSONObjectReader.members(of: parsed.header),
               case .success(let payload) = JSONObjectReader.members(of: parsed.payload) else {
-            return refuse("the JWS header or payload is not a strict JSON object")
+            return refuse(.malformed, "the JWS header or payload is not a strict JSON object")
         }
         func value(_ members: [JSONMember], _ key: String) -> JSONValue? { members.first { $0.key == key }?.value }
         guard case .string("ES256")? = value(header, "alg") else {
-            return refuse("the JWS header's alg must be \"ES256\", got \(value(header, "alg")?.described ?? "nothing")")
+            return refuse(.invalidSignature, "the JWS header's alg must be \"ES256\", got \(value(header, "alg")?.described ?? "nothing")")
         }
-        guard case .string(let kid)? = value(header, "kid") else { return refuse("the JWS header has no kid string") }
+        guard case .string(let kid)? = value(header, "kid") else { return refuse(.malformed, "the JWS header has no kid string") }
         guard publicKey.isValidES256Signature(parsed.signature, for: parsed.signingInput) else {
-            return refuse("the signature does not match the impression under this key (ES256, raw r ‖ s, 64 bytes)")
+            return refuse(.invalidSignature, "the signature does not match the impression under this key (ES256, raw r ‖ s, 64 bytes)")
         }
         func integer(_ key: String) -> Int? { if case .number(let text)? = value(payload, key) { Int(text) } else { nil } }
         func string(_ key: String) -> String? { if case .string(let text)? = value(payload, key) { text } else { nil } }
         var eligible: Bool?
         if let member = value(payload, "eligible-for-re-engagement") {
-            guard case .bool(let flag) = member else { return refuse("eligible-for-re-engagement must be true or false") }
+            guard case .bool(let flag) = member else { return refuse(.malformed, "eligible-for-re-engagement must be true or false") }
             eligible = flag
         }
         guard let identifier = string("impression-identifier"), let network = string("ad-network-identifier"),
               let type = string("impression-type"), let source = integer("source-identifier"),
               let publisher = integer("publisher-item-identifier"), let advertised = integer("advertised-item-identifier"),
               let timestamp = integer("timestamp") else {
-            return refuse("the payload needs impression-identifier, publisher-item-identifier, impression-type, "
+            return refuse(.malformed, "the payload needs impression-identifier, publisher-item-identifier, impression-type, "
                           + "ad-network-identifier, source-identifier, timestamp and advertised-item-identifier, typed")
         }
         guard kid == network else {
-            return refuse("the kid \(JSONWriter.quoted(kid)) is not the payload's ad-network-identifier \(JSONWriter.quoted(network))")
+            return refuse(.invalidSignature, "the kid \(JSONWriter.quoted(kid)) is not the payload's ad-network-identifier \(JSONWriter.quoted(network))")
         }
         let impression = AAKImpression(impressionIdentifier: identifier, publisherItemIdentifier: publisher,
                                        impressionType: type, adNetworkIdentifier: network, sourceIdentifier: source,
                                        timestamp: Int64(timestamp), advertisedItemIdentifier: advertised,
                                        eligibleForReengagement: eligible)
-        do { try impression.validate() } catch { return .failure(error) }
+        do { try impression.validate() } catch { return refuse(.invalidFields, error.reason) }
         return .success(impression)
     }
 }

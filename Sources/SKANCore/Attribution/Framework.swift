@@ -7,6 +7,24 @@ public enum Framework: String, Sendable, Hashable, CaseIterable, CustomStringCon
     /// AdAttributionKit (iOS 17.4 and later): a compact JWS in a `jws-string` member.
     case adAttributionKit = "adattributionkit"
 
+    /// A framework by the name a person types (`--framework`, a signing request's `"framework"`): its raw value,
+    /// or `aak`, the short name the command line took first, kept as an alias.
+    public init?(name: String) {
+        if name == "aak" { self = .adAttributionKit; return }
+        self.init(rawValue: name)
+    }
+
+    /// The names ``init(name:)`` takes, for messages and help.
+    public static let names = allCases.map(\.rawValue) + ["aak"]
+
+    /// The framework as Apple writes its name, for messages.
+    public var title: String {
+        switch self {
+        case .skadnetwork: "SKAdNetwork"
+        case .adAttributionKit: "AdAttributionKit"
+        }
+    }
+
     /// The member that carries the signature: where a refusal for a bad signature points.
     public var signatureField: String {
         switch self {

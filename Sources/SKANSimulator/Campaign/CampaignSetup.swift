@@ -73,7 +73,6 @@ public struct CampaignSetup: Sendable {
         rules = DeviceRules(campaign: campaign)
         var signers: [ECPrivateKey] = []
         var publicKeys: [ECPublicKey] = []
-        var verifiers: [ImpressionVerifier] = []
         for (index, network) in campaign.adNetworks.enumerated() {
             // P-256 or P-192: networks that registered in mid-2020 still sign with prime192v1 keys (spec §1).
             let key = try privateKey(network.privateKey, "$.ad-networks[\(index)].private-key", curve: nil)
@@ -88,7 +87,6 @@ public struct CampaignSetup: Sendable {
             }
             signers.append(key)
             publicKeys.append(publicKey)
-            verifiers.append(ImpressionVerifier(publicKey: publicKey))
         }
         let networkIndex = Dictionary(uniqueKeysWithValues: campaign.adNetworks.enumerated().map { ($1.id, $0) })
         networkOfAd = campaign.ads.map { networkIndex[$0.network]! }
@@ -102,7 +100,7 @@ public struct CampaignSetup: Sendable {
             case .skadnetwork:
                 pools.append(try ImpressionPool(
                     ad: ad, adIndex: index, campaign: campaign, networkID: campaign.adNetworks[network].id,
-                    key: signers[network], verifier: verifiers[network], random: &random))
+                    key: signers[network], publicKey: publicKeys[network], random: &random))
             case .adAttributionKit:
                 pools.append(try ImpressionPool(
                     adAttributionKitAd: ad, adIndex: index, campaign: campaign, networkID: campaign.adNetworks[network].id,

@@ -3,7 +3,7 @@ import SKANCore
 
 extension ImpressionPool {
     /// The pool of an AdAttributionKit placement (spec §8.1): compact JWS impressions signed ES256 under the
-    /// network's id as the `kid`, judged once by `AAKImpression.verify` as a device judges them, plus one broken
+    /// network's id as the `kid`, judged once by the core's verifier as a device judges them, plus one broken
     /// impression per mistake networks make.
     init(adAttributionKitAd ad: Ad, adIndex: Int, campaign: Campaign, networkID: String, key: ECPrivateKey,
          publicKey: ECPublicKey, random: inout SeededRandom) throws(SimulatorError) {
@@ -29,32 +29,22 @@ extension ImpressionPool {
                 throw SimulatorError(.invalidKey, "$.ads[\(adIndex)]: cannot sign an impression: \(error.reason)")
             }
         }
-        func judge(_ token: String, fault: String?, refusal: Refusal) -> Entry {
-            switch AAKImpression.verify(token, publicKey: publicKey) {
-            case .success: Entry(token: .adAttributionKit(token), refusal: nil, fault: fault)
-            case .failure: Entry(token: .adAttributionKit(token), refusal: refusal, fault: fault)
-            }
+        func judge(_ token: String, fault: String?) -> Entry {
+            Entry(judging: .adAttributionKit(jws: token), with: publicKey, fault: fault)
         }
-        var valid: [Entry] = []
-        for _ in 0..<campaign.settings.impressionPoolSize {
-            let entry = judge(try jws(payload: impression().payloadJSON), fault: nil, refusal: .badSignature)
-            guard entry.refusal == nil else {
-                throw SimulatorError(.invalidKey, "$.ads[\(adIndex)]: the network \(networkID)'s public key does not accept impressions signed with its private key")
-            }
-            valid.append(entry)
-        }
+        let valid = try Self.valid((0..<campaign.settings.impressionPoolSize).map { _ in .adAttributionKit(impression()) },
+                                   adIndex: adIndex, networkID: networkID, key: key, publicKey: publicKey)
         var outOfRange = impression()
         outOfRange.sourceIdentifier = 12_345
         let faulty = [
             // A signature over another impression's payload.
-            judge(try jws(payload: impression().payloadJSON, signedPayload: impression().payloadJSON),
-                  fault: "bad signature", refusal: .badSignature),
+            judge(try jws(payload: impression().payloadJSON, signedPayload: impression().payloadJSON), fault: "bad signature"),
             // The DER signature ECDSA libraries return by default, where JWS wants raw r ‖ s.
-            judge(try jws(payload: impression().payloadJSON, der: true), fault: "DER signature", refusal: .badSignature),
+            judge(try jws(payload: impression().payloadJSON, der: true), fault: "DER signature"),
             // Signed under another kid than the network's id.
-            judge(try jws(payload: impression().payloadJSON, kid: "other.adattributionkit"), fault: "kid not the network", refusal: .badSignature),
+            judge(try jws(payload: impression().payloadJSON, kid: "other.adattributionkit"), fault: "kid not the network"),
             // A source identifier of five digits, validly signed.
-            judge(try jws(payload: outOfRange.payloadJSON), fault: "source-identifier out of range", refusal: .badFields),
+            judge(try jws(payload: outOfRange.payloadJSON), fault: "source-identifier out of range"),
         ]
         self.init(valid: valid, faulty: faulty)
     }

@@ -6,27 +6,46 @@ import SKANCore
 /// Why a pool: a network signs an impression per ad request and a device checks its signature; doing both for
 /// every impression of a million devices would cost more than the postbacks the run is about. The pool holds a
 /// few distinct impressions per placement, plus one broken impression per kind of fault; devices draw from it,
-/// and the verdict of `ImpressionVerifier` (deterministic for given bytes) is computed once per impression.
+/// and the core's verdict (`SignedAttributionImpression.verify`, deterministic for given bytes) is computed once per impression.
 struct ImpressionPool: Sendable {
     /// Why a device refused an impression.
     enum Refusal: Int, Sendable, CaseIterable {
         case badSignature, badFields
     }
 
-    /// A signed impression in its framework's form.
-    enum Token: Sendable {
-        case skadnetwork(SignedImpression)
-        /// The compact JWS.
-        case adAttributionKit(String)
-    }
-
     /// One pooled impression and how a device judges it.
     struct Entry: Sendable {
-        let token: Token
+        let token: SignedAttributionImpression
         /// `nil` when the device accepts it.
         let refusal: Refusal?
         /// The fault the network made, for tests and docs.
         let fault: String?
+
+        /// The impression as the core's verifier judges it with the network's public key, as a device does.
+        init(judging token: SignedAttributionImpression, with publicKey: ECPublicKey, fault: String?) {
+            self.token = token
+            switch token.verify(publicKey: publicKey) {
+            case .success: refusal = nil
+            case .failure(let refused): refusal = refused.kind == .invalidFields ? .badFields : .badSignature
+            }
+            self.fault = fault
+        }
+    }
+
+    /// The pool's valid impressions: signed by the core's batch rule with the network's key, then judged; an error
+    /// names the ad when the key cannot sign them or its public key refuses them.
+    static func valid(_ impressions: [AttributionImpression], adIndex: Int, networkID: String, key: ECPrivateKey,
+                      publicKey: ECPublicKey) throws(SimulatorError) -> [Entry] {
+        let signed: [SignedAttributionImpression]
+        switch ImpressionBatch.sign(impressions, keys: { _ in key }) {
+        case .success(let tokens): signed = tokens
+        case .failure(let refusal): throw SimulatorError(.invalidKey, "$.ads[\(adIndex)]: cannot sign an impression: \(refusal.reason)")
+        }
+        let entries = signed.map { Entry(judging: $0, with: publicKey, fault: nil) }
+        guard entries.allSatisfy({ $0.refusal == nil }) else {
+            throw SimulatorError(.invalidKey, "$.ads[\(adIndex)]: the network \(networkID)'s public key does not accept impressions signed with its private key")
+        }
+        return entries
     }
 
     let valid: [Entry]
@@ -38,7 +57,7 @@ struct ImpressionPool: Sendable {
     }
 
     init(ad: Ad, adIndex: Int, campaign: Campaign, networkID: String, key: ECPrivateKey,
-         verifier: ImpressionVerifier, random: inout SeededRandom) throws(SimulatorError) {
+         publicKey: ECPublicKey, random: inout SeededRandom) throws(SimulatorError) {
         let version = campaign.version
         func impression(version: ImpressionVersion = version, kind: AdKind = ad.kind) -> Impression {
             Impression(
@@ -58,21 +77,10 @@ struct ImpressionPool: Sendable {
             }
         }
         func judge(_ signed: SignedImpression, fault: String?) -> Entry {
-            switch verifier.verify(signed) {
-            case .valid: Entry(token: .skadnetwork(signed), refusal: nil, fault: fault)
-            case .invalidSignature: Entry(token: .skadnetwork(signed), refusal: .badSignature, fault: fault)
-            case .invalidFields: Entry(token: .skadnetwork(signed), refusal: .badFields, fault: fault)
-            }
+            Entry(judging: .skadnetwork(signed, format: nil), with: publicKey, fault: fault)
         }
-        var valid: [Entry] = []
-        for _ in 0..<campaign.settings.impressionPoolSize {
-            let good = impression()
-            let entry = judge(try signed(good, over: good.signedString.bytes), fault: nil)
-            guard entry.refusal == nil else {
-                throw SimulatorError(.invalidKey, "$.ads[\(adIndex)]: the network \(networkID)'s public key does not accept impressions signed with its private key")
-            }
-            valid.append(entry)
-        }
+        let valid = try Self.valid((0..<campaign.settings.impressionPoolSize).map { _ in .skadnetwork(impression(), format: nil) },
+                                   adIndex: adIndex, networkID: networkID, key: key, publicKey: publicKey)
         var faulty: [Entry] = []
         // A signature over other bytes than the impression's.
         let tampered = impression()

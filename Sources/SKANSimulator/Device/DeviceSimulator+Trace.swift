@@ -35,14 +35,15 @@ extension DeviceSimulator {
     func tracePostbacks(into outcome: inout Outcome) {
         let networks = setup.campaign.adNetworks
         for planned in outcome.postbacks {
-            let value = planned.conversionValue.map { "conversion-value \($0)" }
-                ?? planned.coarseValue.map { "coarse-conversion-value \($0.rawValue)" } ?? "no value"
-            let which = planned.window.map { "postback \($0)" } ?? "postback"
+            let fields = planned.fields
+            let value = fields.conversionValue.map { "conversion-value \($0)" }
+                ?? fields.coarseValue.map { "coarse-conversion-value \($0.rawValue)" } ?? "no value"
+            let which = fields.window.map { "postback \($0)" } ?? "postback"
             let kind = planned.framework == .skadnetwork ? "" : " AdAttributionKit \(planned.conversionType.rawValue)"
-            let role = planned.isWinning ? "winning" : "non-winning"
+            let role = fields.isWinning ? "winning" : "non-winning"
             let id = planned.framework == .skadnetwork ? "transaction-id" : "postback-identifier"
             outcome.note(planned.preparedAt, "\(which) prepared for \(networks[planned.network].id) (\(role)\(kind), \(value))")
-            outcome.note(planned.sendAt, "\(which) sent to \(networks[planned.network].id), \(id) \(planned.dedupID)\(planned.developerCopy ? ", developer copy too" : "")")
+            outcome.note(planned.sendAt, "\(which) sent to \(networks[planned.network].id), \(id) \(fields.dedupID)\(planned.developerCopy ? ", developer copy too" : "")")
         }
     }
 }

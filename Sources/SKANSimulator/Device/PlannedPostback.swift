@@ -51,54 +51,27 @@ public struct PlannedPostback: Sendable {
         }
     }
 
+    /// The postback in terms both frameworks share, as the collector stores it (``AttributionFields``): the
+    /// window, the values, the dedup id and the rest are read from here, whichever framework the body is.
+    public var fields: AttributionFields {
+        switch body {
+        case .skadnetwork(let postback): AttributionFields(postback)
+        case .adAttributionKit(let postback): AttributionFields(postback)
+        }
+    }
+
     /// Whether this is the winner's postback.
-    public var isWinning: Bool {
-        switch body {
-        case .skadnetwork(let postback): postback.didWin ?? true
-        case .adAttributionKit(let postback): postback.didWin
-        }
-    }
+    public var isWinning: Bool { fields.isWinning }
 
-    /// The conversion window (`postback-sequence-index`), when the postback has one.
-    public var window: Int? {
-        switch body {
-        case .skadnetwork(let postback): postback.postbackSequenceIndex
-        case .adAttributionKit(let postback): postback.postbackSequenceIndex
-        }
-    }
+    /// The install kind the postback reports: before SKAdNetwork's `redownload`, every install is a download.
+    public var conversionType: ConversionType { fields.conversionType ?? .download }
+}
 
-    /// The fine value it carries.
-    public var conversionValue: Int? {
-        switch body {
-        case .skadnetwork(let postback): postback.conversionValue
-        case .adAttributionKit(let postback): postback.conversionValue
-        }
-    }
+extension AttributionFields {
+    /// Whether these are the winner's postback: before SKAdNetwork 3.0 postbacks had no `did-win`, and only the
+    /// winner got one.
+    var isWinning: Bool { didWin ?? true }
 
-    /// The coarse value it carries.
-    public var coarseValue: CoarseValue? {
-        switch body {
-        case .skadnetwork(let postback): postback.coarseConversionValue
-        case .adAttributionKit(let postback): postback.coarseConversionValue
-        }
-    }
-
-    /// Whether it carries a fine or a coarse value.
-    public var carriesValue: Bool { conversionValue != nil || coarseValue != nil }
-
-    /// The install kind the postback reports.
-    public var conversionType: ConversionType {
-        switch body {
-        case .skadnetwork(let postback): postback.redownload == true ? .redownload : .download
-        case .adAttributionKit(let postback): postback.conversionType
-        }
-    }
-
-    /// The dedup id (`transaction-id` or `postback-identifier`).
-    public var dedupID: String {
-        switch body {
-        case .skadnetwork(let postback): postback.transactionID
-        case .adAttributionKit(let postback): postback.postbackIdentifier
-        }
-    }
+    /// Whether the postback carries a fine or a coarse value.
+    var carriesValue: Bool { conversionValue != nil || coarseValue != nil }
 }

@@ -87,15 +87,16 @@ public struct SimulationSummary: Sendable, Hashable {
         case .adAttributionKit(let postback):
             aakPostbacksByType[ConversionType.allCases.firstIndex(of: postback.conversionType)!] += 1
         }
-        if planned.isWinning {
+        let fields = planned.fields
+        if fields.isWinning {
             winning += 1
-            if let index = planned.window { postbacksByWindow[index] += 1 }
-            if (planned.window ?? 0) == 0 { winningByTier[planned.tier] += 1 }
+            if let index = fields.window { postbacksByWindow[index] += 1 }
+            if (fields.window ?? 0) == 0 { winningByTier[planned.tier] += 1 }
         } else {
             nonWinning += 1
         }
         if planned.developerCopy { developerCopies += 1 }
-        if !planned.carriesValue { nullConversionValues += 1 }
+        if !fields.carriesValue { nullConversionValues += 1 }
     }
 
     /// Adds another chunk's summary.

@@ -2,8 +2,9 @@ import Foundation
 import SKANCore
 
 /// One `POST /v1/impressions` body: a request object or an array of up to ``maximumCount``, each member named as
-/// `skan sign`'s long options. Every request is checked before any is signed, so a bad one signs none.
-struct ImpressionBatch {
+/// `skan sign`'s long options plus `framework` and `format`, read into the core's requests; the core's
+/// ``ImpressionBatch`` signs them (every one checked before any is signed, so a bad one signs none).
+struct ImpressionBody {
     /// The most requests one body may hold.
     static let maximumCount = 1000
 
@@ -21,25 +22,12 @@ struct ImpressionBatch {
         }
     }
 
-    /// One checked request, ready to sign.
-    enum Item {
-        case skadnetwork(Impression, ImpressionFormat?)
-        case adAttributionKit(AAKImpression)
-
-        var network: String {
-            switch self {
-            case .skadnetwork(let impression, _): impression.adNetworkID
-            case .adAttributionKit(let impression): impression.adNetworkIdentifier
-            }
-        }
-    }
-
-    let items: [Item]
+    let requests: [ImpressionRequest]
     /// Whether the body was one object (the reply is one object) rather than an array.
     let isSingle: Bool
 
-    /// Reads and checks a body; `now` and `makeNonce` give the defaults of `timestamp` and `nonce`.
-    init(_ body: [UInt8], now: () -> Date, makeNonce: () -> UUID) throws(Refusal) {
+    /// Reads a body into requests, refusing one that is not JSON or whose members are not text values.
+    init(_ body: [UInt8]) throws(Refusal) {
         let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
         var objects: [[JSONMember]] = []
         if first == UInt8(ascii: "[") {
@@ -62,22 +50,21 @@ struct ImpressionBatch {
             }
             isSingle = true
         }
-        var items: [Item] = []
-        items.reserveCapacity(objects.count)
+        var requests: [ImpressionRequest] = []
+        requests.reserveCapacity(objects.count)
         for (index, members) in objects.enumerated() {
-            let at = isSingle ? nil : index
             do throws(SKANError) {
-                items.append(try Self.item(members, now: now, makeNonce: makeNonce))
+                requests.append(try Self.request(members))
             } catch {
-                throw Refusal(index: at, reason: error.reason)
+                throw Refusal(index: isSingle ? nil : index, reason: error.reason)
             }
         }
-        self.items = items
+        self.requests = requests
     }
 
     /// The request's members as the text values the core's impression rules read (numbers as written, booleans as
-    /// `true`/`false`), then the impression they describe.
-    static func item(_ members: [JSONMember], now: () -> Date, makeNonce: () -> UUID) throws(SKANError) -> Item {
+    /// `true`/`false`).
+    static func request(_ members: [JSONMember]) throws(SKANError) -> ImpressionRequest {
         var values: [String: String] = [:]
         for member in members {
             switch member.value {
@@ -88,30 +75,15 @@ struct ImpressionBatch {
             default: throw SKANError(.invalidImpression, "\(member.key) must be a string, a number or a boolean, got \(member.value.described)")
             }
         }
-        let format = values.removeValue(forKey: "format")
-        if format == "aak" {
-            let known = Set(AAKImpression.fieldNames)
-            if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
-                throw SKANError(.invalidImpression, "\(unknown) is not a field of an AdAttributionKit impression; fields are \(AAKImpression.fieldNames.joined(separator: ", "))")
-            }
-            let impression = try AAKImpression(values: values, now: now, makeNonce: makeNonce)
-            try impression.validate()
-            return .adAttributionKit(impression)
+        return try ImpressionRequest(named: values)
+    }
+
+    /// The body's impressions signed with `keys`, in order, or the refusal of the whole body naming the request
+    /// and the field; `now` and `makeNonce` give the defaults of `timestamp` and `nonce`.
+    func sign(keys: SignerKeys, now: () -> Date, makeNonce: () -> UUID) throws(Refusal) -> [SignedAttributionImpression] {
+        switch ImpressionBatch.sign(requests, keys: keys.key(for:), now: now, makeNonce: makeNonce) {
+        case .success(let signed): return signed
+        case .failure(let refusal): throw Refusal(index: isSingle ? nil : refusal.index, reason: refusal.reason)
         }
-        let known = Set(ImpressionRequest.fieldNames)
-        if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
-            throw SKANError(.invalidImpression, "\(unknown) is not a field of an impression; fields are \(ImpressionRequest.fieldNames.joined(separator: ", ")), format")
-        }
-        var impressionFormat: ImpressionFormat?
-        if let format {
-            guard let known = ImpressionFormat(rawValue: format) else {
-                throw SKANError(.invalidImpression, "format must be storekit, skadimpression, web or aak, got \"\(Excerpt.of(format, maximumBytes: 40))\"")
-            }
-            impressionFormat = known
-        }
-        // SKAdNetwork signs nonces lowercase; a fresh one is made lowercase here as skan sign does.
-        let impression = try ImpressionRequest(values: values).impression(now: now, makeNonce: makeNonce)
-        try impression.validate()
-        return .skadnetwork(impression, impressionFormat)
     }
 }

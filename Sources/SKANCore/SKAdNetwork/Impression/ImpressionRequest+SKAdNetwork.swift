@@ -1,22 +1,12 @@
 import Foundation
 
-/// An impression as a front end receives it: named text values (`skan sign`'s options, a CSV row's cells, the
-/// members of a signing service's request), turned into an ``Impression`` by one set of rules, so that every
-/// front end accepts and refuses alike, with the same messages.
-public struct ImpressionRequest: Sendable, Hashable {
-    /// The names a request may carry, as `skan sign` spells its long options and CSV columns.
+/// SKAdNetwork's reading of an ``ImpressionRequest``.
+extension ImpressionRequest {
+    /// The names an SKAdNetwork request may carry, as `skan sign` spells its long options and CSV columns.
     public static let fieldNames = ["version", "ad-network-id", "campaign-id", "source-identifier", "itunes-item-id",
                                     "source-app-id", "source-domain", "fidelity-type", "nonce", "timestamp"]
 
-    /// The values by name; a missing name takes its default (or is required).
-    public var values: [String: String]
-
-    /// A request of `values`.
-    public init(values: [String: String]) {
-        self.values = values
-    }
-
-    /// The impression these values describe, or an error naming the field (prefixed with `origin`: `--` for
+    /// The SKAdNetwork impression these values describe, or an error naming the field (prefixed with `origin`: `--` for
     /// options, nothing for CSV columns, a JSON path for a service), the value and what was expected.
     ///
     /// Defaults: `fidelity-type` 1, a new `nonce` from `makeNonce`, `timestamp` the milliseconds of `now()`; the
