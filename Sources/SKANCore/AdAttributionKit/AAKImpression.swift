@@ -93,7 +93,12 @@ public struct AAKImpression: Sendable, Hashable {
     /// The signed impression as a compact JWS, under the ad network's id as the kid.
     public func signed(with key: ECPrivateKey) throws(SKANError) -> String {
         try validate()
-        return try CompactJWS.es256(payload: payloadJSON, kid: adNetworkIdentifier, key: key)
+        return try signed(validatedWith: key)
+    }
+
+    /// The same for an impression whose fields the caller has just checked (``ImpressionBatch``).
+    func signed(validatedWith key: ECPrivateKey) throws(SKANError) -> String {
+        try CompactJWS.es256(payload: payloadJSON, kid: adNetworkIdentifier, key: key)
     }
 
     /// Judges a signed impression with the ad network's public key, as a device does: strict JWS, `alg` ES256,

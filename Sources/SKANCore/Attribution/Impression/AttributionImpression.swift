@@ -40,11 +40,18 @@ public enum AttributionImpression: Sendable, Hashable {
     /// The impression signed with the network's `key`, after ``validate()``; a key its framework cannot sign with
     /// (a P-192 key for AdAttributionKit's ES256) is an error naming the curve.
     public func signed(with key: ECPrivateKey) throws(SKANError) -> SignedAttributionImpression {
+        try validate()
+        return try signed(validatedWith: key)
+    }
+
+    /// The same for an impression ``validate()`` has just passed (``ImpressionBatch`` checks the whole batch
+    /// before it signs any), without checking it twice.
+    func signed(validatedWith key: ECPrivateKey) throws(SKANError) -> SignedAttributionImpression {
         switch self {
         case .skadnetwork(let impression, let format):
-            .skadnetwork(try ImpressionSigner(key: key).sign(impression), format: format)
+            .skadnetwork(try ImpressionSigner(key: key).sign(validated: impression), format: format)
         case .adAttributionKit(let impression):
-            .adAttributionKit(jws: try impression.signed(with: key))
+            .adAttributionKit(jws: try impression.signed(validatedWith: key))
         }
     }
 

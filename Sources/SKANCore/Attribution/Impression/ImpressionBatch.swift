@@ -58,7 +58,7 @@ public enum ImpressionBatch {
         signed.reserveCapacity(impressions.count)
         for (index, (impression, key)) in zip(impressions, signers).enumerated() {
             do throws(SKANError) {
-                signed.append(try impression.signed(with: key))
+                signed.append(try impression.signed(validatedWith: key))
             } catch {
                 // Checked above; what remains is a key that cannot sign (a P-192 key for ES256).
                 return .failure(Refusal(index: index, reason: error.reason))
