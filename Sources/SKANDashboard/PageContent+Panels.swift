@@ -47,6 +47,9 @@ extension PageContent {
 
     /// One row per campaign, ordered as numbers, with its identifiers by digits on demand: from the installs
     /// chart's own report, so it costs no query.
+    /// The most campaigns the campaigns table lists.
+    static let campaignRowsShown = 100
+
     static func campaignTable(_ full: Report, _ builder: PanelBuilder) -> Panel {
         var totals: [String: ReportRow] = [:]
         var members: [String: [String: Int]] = [:]
@@ -56,7 +59,11 @@ extension PageContent {
             totals[campaign, default: ReportRow(keys: [campaign])].add(row)
             members[campaign, default: [:]][id, default: 0] += row.postbacks
         }
-        let rows = totals.keys.sorted(by: CampaignHierarchy.numericOrder).map { campaign -> [PanelTable.Cell] in
+        // The campaigns with the most installs, in numeric order: a network's thousands of campaigns made a page of
+        // megabytes that took seconds to draw; the rest are one row pointing to the CSV, which has every one.
+        let shown = totals.keys.sorted { (totals[$0]!.installs, totals[$0]!.postbacks, $1) > (totals[$1]!.installs, totals[$1]!.postbacks, $0) }
+            .prefix(campaignRowsShown)
+        var rows = shown.sorted(by: CampaignHierarchy.numericOrder).map { campaign -> [PanelTable.Cell] in
             let row = totals[campaign]!
             let ids = (members[campaign] ?? [:]).sorted { $0.key.count != $1.key.count ? $0.key.count > $1.key.count : $0.key < $1.key }
             let detail = ids.map { "\($0.key) (\($0.key.count) digits): \(NumberText.grouped($0.value))" }.joined(separator: " · ")
@@ -64,6 +71,11 @@ extension PageContent {
                     PanelTable.Cell(text: ids.count == 1 ? ids[0].key : "\(ids.count) identifiers", numeric: false,
                                     detail: ids.count == 1 ? nil : detail)]
                 + [row.postbacks, row.installs, row.nonWinning].map { PanelTable.Cell(text: NumberText.grouped($0), numeric: true) }
+        }
+        if totals.count > shown.count {
+            let rest = totals.count - shown.count
+            rows.append([PanelTable.Cell(text: "\(NumberText.grouped(rest)) more", numeric: false),
+                         PanelTable.Cell(text: "fewer installs: every campaign is in the CSV", numeric: false)])
         }
         return builder.panel("campaigns", "Campaigns",
                              note: "Each campaign once, with the source identifiers its postbacks carried at each privacy tier "

@@ -87,6 +87,43 @@ struct CampaignManagerDashboardTests {
         #expect(filtered.panels[0].command.hasSuffix(", summed with the same for --where campaign=239, --where campaign=39"))
     }
 
+    /// 250 campaigns of 4 digits, campaign N with N installs on one day: more than the campaigns table lists.
+    struct ManyCampaigns: PostbackReader {
+        func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) async throws {
+            for number in 1...250 {
+                let keys: [String?] = query.dimensions.map { dimension in
+                    switch dimension {
+                    case .day: "2026-03-02"
+                    case .campaign: String(1000 + number)
+                    case .network: "adnet1.skadnetwork"
+                    default: nil
+                    }
+                }
+                try each(AggregateRow(keys: keys, conversionValue: nil, coarseValue: nil, postbacks: number,
+                                      installs: number, redownloads: 0, reengagements: 0, nonWinning: 0, nullValues: 0))
+            }
+        }
+        func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) { ("", []) }
+        func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {}
+        func stats() async throws -> StoreStats {
+            StoreStats(postbacks: 31_375, postbacksByVersion: ["4.0": 31_375], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0)
+        }
+        func latestRefusals(limit: Int) async throws -> [RefusalSummary] { [] }
+    }
+
+    @Test("the campaigns table lists the 100 with most installs in number order, the rest as one row; pickers are escaped HTML")
+    func manyCampaigns() async throws {
+        let content = try await page(.overview, ["stack": "campaign"], reader: ManyCampaigns())
+        let table = try #require(content.panels.first { $0.id == "campaigns" }?.table)
+        #expect(table.rows.count == 101)
+        #expect(table.rows.first?.cells[0].text == "1151" && table.rows[99].cells[0].text == "1250")
+        #expect(table.rows[100].cells[0].text == "150 more")
+        #expect(content.campaignOptions.components(separatedBy: "<option ").count == 252)
+        #expect(content.campaignOptions.hasPrefix("<option value=\"\" selected>all</option><option value=\"1001\">1001</option>"))
+        #expect(PageContent.html([PageContent.Option(value: "\"><script>", label: "a&b<i>", selected: true)])
+                == "<option value=\"&quot;&gt;&lt;script&gt;\" selected>a&amp;b&lt;i&gt;</option>")
+    }
+
     @Test("a campaign the store does not hold shows a sentence, not zeros")
     func unknownCampaign() async throws {
         let content = try await page(.overview, ["campaign": "52"])
