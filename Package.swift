@@ -165,7 +165,6 @@ let package = Package(
             dependencies: [
                 "SKANCore",
                 "SKANStore",
-                "SKANStoreSQLite",
                 .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: strict

@@ -96,10 +96,11 @@ struct DemoCommand: AsyncParsableCommand {
             await reader.close()
             throw CLIError(error.reason)
         }
-        // A postgres:// database is not in the folder: the closing lines name it where it is.
-        let databaseLine = switch location {
-        case .sqlite: "  skan.sqlite        the collector's database (try: skan report --db \(location.display) --by day --format table)"
-        case .postgres: "  (the collector's database is \(location.display); try: skan report --db \(location.display) --by day --format table)"
+        // A server's database is not in the folder: the closing lines name it where it is.
+        let databaseLine = if location.isFile {
+            "  skan.sqlite        the collector's database (try: skan report --db \(location.display) --by day --format table)"
+        } else {
+            "  (the collector's database is \(location.display); try: skan report --db \(location.display) --by day --format table)"
         }
         // A campaign with AdAttributionKit ads also needs the simulated AdAttributionKit key, by its kid.
         let aakKey = setup.trustedKeys.compactMap(\.kid).map { " --aak-key \($0)=Keys/test/simulated-apple-aak-public-key.pem" }.joined()

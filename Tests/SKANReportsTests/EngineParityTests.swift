@@ -46,7 +46,7 @@ struct EngineParityTests {
         #expect(postgresOutcomes == sqliteOutcomes)
         #expect(sqliteOutcomes.filter { $0 == .stored }.count > 200)
 
-        let readers: [any PostbackReader] = [try ReportBuilder.open(path), try await PostgresPostbackReader.open(configuration)]
+        let readers: [any PostbackReader] = [try SQLitePostbackReader(path: path), try await PostgresPostbackReader.open(configuration)]
         for request in Self.requests {
             var schema: ConversionSchema?
             if let name = request.schema {
