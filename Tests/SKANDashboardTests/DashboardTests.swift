@@ -108,7 +108,7 @@ struct DashboardTests {
         func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) { ("", []) }
         func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {}
         func stats() async throws -> StoreStats {
-            StoreStats(postbacks: 3, postbacksByVersion: ["4.0": 3], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0,
+            StoreStats(postbacks: 3, postbacksByKey: [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 3], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0,
                        duplicates: 1)
         }
         func latestRefusals(limit: Int) async throws -> [RefusalSummary] { [] }

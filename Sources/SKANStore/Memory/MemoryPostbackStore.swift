@@ -11,7 +11,7 @@ public final class MemoryPostbackStore: PostbackStore {
         /// Stored postbacks in arrival order, each in ``PostbackTable/columns``' order; a row's id is its offset + 1.
         var postbacks: [[ColumnValue]] = []
         var keys: Set<DedupKey> = []
-        var byVersion: [String: Int] = [:]
+        var byKey: [PostbackCounterKey: Int] = [:]
         /// Kept refusals, oldest first, in ``RejectedTable/columns``' order, with their ids (which only grow).
         var rejected: [(id: Int, values: [ColumnValue])] = []
         var rejectedCount = 0
@@ -45,7 +45,7 @@ public final class MemoryPostbackStore: PostbackStore {
                         continue
                     }
                     state.postbacks.append(PostbackTable.columns.map { $0.value(accepted) })
-                    state.byVersion[accepted.statsVersion, default: 0] += 1
+                    state.byKey[accepted.counterKey, default: 0] += 1
                     outcomes.append(.stored)
                 case .rejected(let rejected):
                     state.rejectedCount += 1
@@ -83,7 +83,7 @@ public final class MemoryPostbackStore: PostbackStore {
         for (_, values) in state.rejected {
             if case .text(let status) = values[RejectedTable.statusIndex] { statuses[status, default: 0] += 1 }
         }
-        return StoreStats(postbacks: state.postbacks.count, postbacksByVersion: state.byVersion,
+        return StoreStats(postbacks: state.postbacks.count, postbacksByKey: state.byKey,
                           rejected: state.rejected.count, rejectedByStatus: statuses,
                           rejectedDropped: state.rejectedDropped, duplicates: state.duplicates)
     }
