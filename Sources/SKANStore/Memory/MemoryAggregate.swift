@@ -34,7 +34,7 @@ struct MemoryAggregate {
             }
         }
 
-        /// Absent first, numbers by value, text by its bytes (SQLite's `BINARY`, PostgreSQL's `COLLATE "C"`).
+        /// Absent first, numbers by value, text by its bytes (the SQL engines' binary collation).
         static func < (a: Key, b: Key) -> Bool {
             switch (a, b) {
             case (.absent, .absent): false
