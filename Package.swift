@@ -90,7 +90,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -116,9 +115,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -165,7 +164,6 @@ let package = Package(
             dependencies: [
                 "SKANCore",
                 "SKANStore",
-                "SKANStoreSQLite",
                 .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: strict
@@ -187,6 +185,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict,
             plugins: ["GitCommit"]
@@ -205,7 +204,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SKANCoreTests",
-            dependencies: ["SKANCore"],
+            dependencies: ["SKANCore", .product(name: "Crypto", package: "swift-crypto")],
             // Read from their paths by the tests, not bundled.
             exclude: ["Vectors", "FixedKeyCases"],
             swiftSettings: strict
@@ -220,6 +219,9 @@ let package = Package(
             dependencies: [
                 "SKANCore", "SKANStore", "SKANStoreSQLite", "SKANStorePostgres", "SKANTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
         ),
@@ -237,6 +239,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -258,6 +261,7 @@ let package = Package(
             name: "SKANSignerTests",
             dependencies: [
                 "SKANSigner", "SKANCore", "SKANHTTP", "SKANStore", "SKANStoreSQLite", "SKANStorePostgres", "SKANTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

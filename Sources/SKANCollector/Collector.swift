@@ -12,7 +12,7 @@ import SKANStore
 /// The postback collector: an HTTP service that verifies postbacks, drops duplicates and stores them durably.
 ///
 /// ```swift
-/// let store = try SQLitePostbackStore(path: "skan.sqlite")  // the collector migrates it before serving
+/// let store = try engine.openStore("skan.sqlite", options: StoreOptions())  // migrated before serving
 /// try await Collector(configuration: .init(), store: store, logger: logger).run()
 /// ```
 public struct Collector: Sendable {

@@ -13,7 +13,7 @@ struct StoreService: Service {
     func run() async throws {
         // Cancellation (a shutdown past its deadline) ends the wait too: the store is closed either way.
         try? await gracefulShutdown()
-        // After the deadline this task is cancelled, and the engines' async calls (GRDB's, postgres-nio's) throw
+        // After the deadline this task is cancelled, and the engines' async calls (a file's, a server's) throw
         // CancellationError before they start: the close ran halfway and `skan serve` exited 1 though nothing was
         // wrong. So the close runs in a task of its own, which does not inherit the cancellation, awaited here:
         // the deadline cuts slow clients off, never the store's close.

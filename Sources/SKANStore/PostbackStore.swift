@@ -1,5 +1,5 @@
-/// Where the collector keeps postbacks. SQLite is the default engine (``SQLitePostbackStore``); another can stand
-/// beside it by conforming to this protocol.
+/// Where the collector keeps postbacks. Each engine target conforms, and its ``StorageEngine`` opens one; another
+/// engine can stand beside them by conforming to this protocol.
 ///
 /// The collector calls ``write(_:)`` from one writer at a time (``GroupCommitWriter``), so an engine need not
 /// serialise writes itself; reads may come from any thread at any time.
@@ -26,8 +26,8 @@ public protocol PostbackStore: Sendable {
     /// Closes the store; later calls fail.
     func close() async throws(StoreError)
 
-    /// Does one bounded step of work the engine defers until nothing waits to be written (SQLite folds its rollups
-    /// then), and returns whether another step is due. ``GroupCommitWriter`` calls it only while its queue is empty,
+    /// Does one bounded step of work the engine defers until nothing waits to be written (a file engine folds its
+    /// rollups then), and returns whether another step is due. ``GroupCommitWriter`` calls it only while its queue is empty,
     /// between batches, never beside a write.
     func maintain() async throws(StoreError) -> Bool
 

@@ -28,6 +28,6 @@ public struct RejectionCap: Sendable, Hashable {
     /// fixed-size columns (id, time, status, body length) and the row's header.
     public var maximumRowBytes: Int { maximumBodyBytes + 5 * maximumValueBytes + maximumReasonBytes + 96 }
 
-    /// The most the kept refusals take, before SQLite's page overhead.
+    /// The most the kept refusals take, before the engine's own overhead (pages, indexes).
     public var maximumBytes: Int { maximumRows * maximumRowBytes }
 }

@@ -1,6 +1,8 @@
+import SKANCore
+
 /// Names of the counters behind ``StoreStats``, the same in every engine that keeps counters.
 public enum StatCounter {
-    /// `postbacks:4.0` counts the stored postbacks of version 4.0.
+    /// `postbacks:4.0` counts the stored postbacks of SKAdNetwork 4.0 (``PostbackCounterKey/counterName``).
     public static let postbacksPrefix = "postbacks:"
     /// `rejected:malformed` counts the kept refusals of that status (the cap's deletions take them off).
     public static let rejectedPrefix = "rejected:"
@@ -10,22 +12,57 @@ public enum StatCounter {
     public static let duplicates = "duplicates"
 }
 
+/// What a stored postback is counted under: its framework, and that framework's version where it sends one
+/// (AdAttributionKit sends none), so that a framework's name is never read as a version.
+public struct PostbackCounterKey: Sendable, Hashable {
+    /// The framework.
+    public var framework: Framework
+    /// Its version, when it has one.
+    public var version: String?
+
+    /// Makes a key.
+    public init(framework: Framework, version: String?) {
+        self.framework = framework
+        self.version = version
+    }
+
+    /// The counter's name: `postbacks:` and the version for SKAdNetwork (`postbacks:4.0`), the framework's name for
+    /// the others (`postbacks:adattributionkit`), with `:` and the version when they send one. These are the names
+    /// every release has stored, so no migration renames a counter.
+    public var counterName: String {
+        guard framework != .skadnetwork else { return StatCounter.postbacksPrefix + (version ?? framework.rawValue) }
+        return StatCounter.postbacksPrefix + framework.rawValue + (version.map { ":" + $0 } ?? "")
+    }
+
+    /// The key `name` counts, or `nil` for a counter of something else.
+    public init?(counterName name: String) {
+        guard name.hasPrefix(StatCounter.postbacksPrefix) else { return nil }
+        let rest = name.dropFirst(StatCounter.postbacksPrefix.count)
+        let parts = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        if let framework = Framework(rawValue: String(parts[0])) {
+            self.init(framework: framework, version: parts.count == 2 ? String(parts[1]) : nil)
+        } else {
+            self.init(framework: .skadnetwork, version: String(rest))
+        }
+    }
+}
+
 extension StoreStats {
     /// The stats from counters by name (each name once: an engine that keeps several rows per name sums them).
     public init(counters: [(name: String, value: Int)]) {
-        var versions: [String: Int] = [:], statuses: [String: Int] = [:], dropped = 0, duplicates = 0
+        var keys: [PostbackCounterKey: Int] = [:], statuses: [String: Int] = [:], dropped = 0, duplicates = 0
         for (name, value) in counters {
             if name == StatCounter.rejectedDropped {
                 dropped = value
             } else if name == StatCounter.duplicates {
                 duplicates = value
-            } else if value > 0, name.hasPrefix(StatCounter.postbacksPrefix) {
-                versions[String(name.dropFirst(StatCounter.postbacksPrefix.count))] = value
+            } else if value > 0, let key = PostbackCounterKey(counterName: name) {
+                keys[key, default: 0] += value
             } else if value > 0, name.hasPrefix(StatCounter.rejectedPrefix) {
                 statuses[String(name.dropFirst(StatCounter.rejectedPrefix.count))] = value
             }
         }
-        self.init(postbacks: versions.values.reduce(0, +), postbacksByVersion: versions,
+        self.init(postbacks: keys.values.reduce(0, +), postbacksByKey: keys,
                   rejected: statuses.values.reduce(0, +), rejectedByStatus: statuses, rejectedDropped: dropped,
                   duplicates: duplicates)
     }

@@ -103,7 +103,12 @@ public enum StoreOutcome: Sendable, Hashable {
 }
 
 extension AcceptedPostback {
-    /// The version a stored postback counts under in ``StoreStats/postbacksByVersion``: the framework's version,
-    /// or the framework's name for one without versions. Public for the engines in other targets.
-    public var statsVersion: String { attribution.fields.frameworkVersion ?? attribution.framework.rawValue }
+    /// What a stored postback counts under in ``StoreStats/postbacksByKey``.
+    public var counterKey: PostbackCounterKey {
+        PostbackCounterKey(framework: attribution.framework, version: attribution.fields.frameworkVersion)
+    }
+
+    /// The name of the counter a stored postback adds to after ``StatCounter/postbacksPrefix``
+    /// (``PostbackCounterKey/counterName``). Public for the engines in other targets.
+    public var statsVersion: String { String(counterKey.counterName.dropFirst(StatCounter.postbacksPrefix.count)) }
 }

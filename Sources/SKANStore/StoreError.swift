@@ -16,6 +16,8 @@ extension DomainError.Code where Domain == StoreErrorDomain {
     public static let migrationFailed = Self("migration-failed")
     /// A write transaction failed; nothing of its batch was kept.
     public static let writeFailed = Self("write-failed")
+    /// Nothing is at the location a reader was asked to open.
+    public static let noDatabase = Self("no-database")
     /// The file is a database, but not one the collector made.
     public static let notCollectorDatabase = Self("not-collector-database")
     /// A read failed.

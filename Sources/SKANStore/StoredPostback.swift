@@ -37,8 +37,8 @@ public struct StoredPostback: Sendable, Hashable {
 public struct StoreStats: Sendable, Hashable {
     /// Accepted postbacks, in all.
     public var postbacks: Int
-    /// Accepted postbacks by version.
-    public var postbacksByVersion: [String: Int]
+    /// Accepted postbacks by framework and version.
+    public var postbacksByKey: [PostbackCounterKey: Int]
     /// Refusals currently kept.
     public var rejected: Int
     /// Kept refusals by status.
@@ -50,10 +50,10 @@ public struct StoreStats: Sendable, Hashable {
     public var duplicates: Int
 
     /// Makes a set of counts.
-    public init(postbacks: Int, postbacksByVersion: [String: Int], rejected: Int, rejectedByStatus: [String: Int],
+    public init(postbacks: Int, postbacksByKey: [PostbackCounterKey: Int], rejected: Int, rejectedByStatus: [String: Int],
                 rejectedDropped: Int, duplicates: Int = 0) {
         self.postbacks = postbacks
-        self.postbacksByVersion = postbacksByVersion
+        self.postbacksByKey = postbacksByKey
         self.rejected = rejected
         self.rejectedByStatus = rejectedByStatus
         self.rejectedDropped = rejectedDropped
@@ -66,14 +66,20 @@ public struct StoreStats: Sendable, Hashable {
         postbacks + duplicates == 0 ? 0 : Double(duplicates) / Double(postbacks + duplicates)
     }
 
-    /// Accepted postbacks by framework: AdAttributionKit's count under its name in ``postbacksByVersion`` (it has
-    /// no versions), every version under SKAdNetwork.
+    /// Accepted SKAdNetwork postbacks by version (`GET /stats`' `postbacks-by-version`): the one framework that
+    /// sends versions today; another framework's name is never listed as a version.
+    public var postbacksByVersion: [String: Int] {
+        var counts: [String: Int] = [:]
+        for (key, count) in postbacksByKey where count > 0 && key.framework == .skadnetwork {
+            counts[key.version ?? "", default: 0] += count
+        }
+        return counts
+    }
+
+    /// Accepted postbacks by framework, whatever their versions.
     public var postbacksByFramework: [String: Int] {
         var counts: [String: Int] = [:]
-        for (version, count) in postbacksByVersion where count > 0 {
-            let framework = Framework(rawValue: version) ?? .skadnetwork
-            counts[framework.rawValue, default: 0] += count
-        }
+        for (key, count) in postbacksByKey where count > 0 { counts[key.framework.rawValue, default: 0] += count }
         return counts
     }
 

@@ -103,10 +103,11 @@ struct DemoCommand: AsyncParsableCommand {
             await reader.close()
             throw CLIError(error.reason)
         }
-        // A postgres:// database is not in the folder: the closing lines name it where it is.
-        let databaseLine = switch location {
-        case .sqlite: "  skan.sqlite        the collector's database (try: skan report --db \(location.display) --by day --format table)"
-        case .postgres: "  (the collector's database is \(location.display); try: skan report --db \(location.display) --by day --format table)"
+        // A server's database is not in the folder: the closing lines name it where it is.
+        let databaseLine = if location.isFile {
+            "  skan.sqlite        the collector's database (try: skan report --db \(location.display) --by day --format table)"
+        } else {
+            "  (the collector's database is \(location.display); try: skan report --db \(location.display) --by day --format table)"
         }
         // The dashboard over the same database, with the schema the report above decoded through (revenue needs it).
         let dashboard = (["skan dashboard --db", ShellQuoting.quote(location.display)]

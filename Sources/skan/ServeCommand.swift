@@ -7,7 +7,6 @@ import SKANDashboard
 import SKANHTTP
 import ServiceLifecycle
 import SKANStore
-import SKANStoreSQLite
 import Synchronization
 
 /// `skan serve`: the collector, receiving postbacks over HTTP.
@@ -193,7 +192,7 @@ extension ServeCommand {
 /// How the store is opened, shared by `serve` and `ingest`.
 struct StorageOptions: ParsableArguments {
     @Option(help: "SQLite: full, every commit survives power loss (fsync per batch); normal, survives a process crash only. PostgreSQL commits as its own synchronous_commit says; this option does not apply.")
-    var durability: SQLiteDurability = .full
+    var durability: Durability = .full
 
     @Option(help: "Refused postbacks kept at most; older ones are dropped and counted.")
     var rejectedCap = RejectionCap().maximumRows
@@ -201,11 +200,11 @@ struct StorageOptions: ParsableArguments {
     /// The store at `--db` (a file or a postgres:// URL), its schema not yet touched: `serve` migrates it before
     /// its port opens, `ingest` before reading.
     func open(_ db: String) throws(CLIError) -> any PostbackStore {
-        try StoreLocation(db).openStore(durability: durability, rejectionCap: RejectionCap(maximumRows: rejectedCap))
+        try StoreLocation(db).openStore(StoreOptions(durability: durability, rejectionCap: RejectionCap(maximumRows: rejectedCap)))
     }
 }
 
-extension SQLiteDurability: ExpressibleByArgument {}
+extension Durability: ExpressibleByArgument {}
 
 /// A swift-log level as a command-line value.
 enum LogLevelArgument: String, ExpressibleByArgument, CaseIterable {

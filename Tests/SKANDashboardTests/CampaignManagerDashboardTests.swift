@@ -60,7 +60,7 @@ struct CampaignManagerDashboardTests {
         func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) { ("", []) }
         func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {}
         func stats() async throws -> StoreStats {
-            StoreStats(postbacks: 9, postbacksByVersion: ["4.0": 9], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0)
+            StoreStats(postbacks: 9, postbacksByKey: [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 9], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0)
         }
         func latestRefusals(limit: Int) async throws -> [RefusalSummary] { [] }
     }
@@ -106,7 +106,7 @@ struct CampaignManagerDashboardTests {
         func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) { ("", []) }
         func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {}
         func stats() async throws -> StoreStats {
-            StoreStats(postbacks: 31_375, postbacksByVersion: ["4.0": 31_375], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0)
+            StoreStats(postbacks: 31_375, postbacksByKey: [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 31_375], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0)
         }
         func latestRefusals(limit: Int) async throws -> [RefusalSummary] { [] }
     }

@@ -65,7 +65,7 @@ struct DashboardOutputSafetyTests {
         func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) { ("", []) }
         func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {}
         func stats() async throws -> StoreStats {
-            StoreStats(postbacks: 2, postbacksByVersion: [:], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0, duplicates: 0)
+            StoreStats(postbacks: 2, postbacksByKey: [:], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0, duplicates: 0)
         }
         func latestRefusals(limit: Int) async throws -> [RefusalSummary] { [] }
     }

@@ -113,8 +113,9 @@ struct DashboardTests {
         func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) { ("", []) }
         func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {}
         func stats() async throws -> StoreStats {
-            StoreStats(postbacks: postbacks, postbacksByVersion: postbacks > 0 ? ["4.0": postbacks] : [:], rejected: 0,
-                       rejectedByStatus: [:], rejectedDropped: 0, duplicates: postbacks > 0 ? 1 : 0)
+            StoreStats(postbacks: postbacks,
+                       postbacksByKey: postbacks > 0 ? [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): postbacks] : [:],
+                       rejected: 0, rejectedByStatus: [:], rejectedDropped: 0, duplicates: postbacks > 0 ? 1 : 0)
         }
         func latestRefusals(limit: Int) async throws -> [RefusalSummary] { [] }
     }

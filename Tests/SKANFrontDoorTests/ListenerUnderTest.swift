@@ -116,7 +116,7 @@ struct EmptyReader: PostbackReader {
     func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) { ("", []) }
     func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {}
     func stats() async throws -> StoreStats {
-        StoreStats(postbacks: 0, postbacksByVersion: [:], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0, duplicates: 0)
+        StoreStats(postbacks: 0, postbacksByKey: [:], rejected: 0, rejectedByStatus: [:], rejectedDropped: 0, duplicates: 0)
     }
     func latestRefusals(limit: Int) async throws -> [RefusalSummary] { [] }
     func close() async {}

@@ -1,5 +1,6 @@
 import Foundation
 import SKANReports
+import SKANStoreSQLite
 import Testing
 
 /// `--out` must never destroy what a command reads, and a run that fails must leave the old output as it was.
@@ -48,7 +49,7 @@ struct BufferedOutputTests {
         }
         let before = try folder.names()
         #expect(throws: ReportError.self) {
-            _ = try BufferedOutput.to(out, protecting: ReportBuilder.databaseFiles(folder.database))
+            _ = try BufferedOutput.to(out, protecting: SQLiteEngine().protectedFiles(folder.database))
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.database)) == folder.content)
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.database + "-wal")) == folder.content)
@@ -59,12 +60,12 @@ struct BufferedOutputTests {
     func otherFilesAreWritten() throws {
         let folder = try Folder()
         defer { folder.remove() }
-        let stream = try BufferedOutput(path: folder.path("report.csv"), protecting: ReportBuilder.databaseFiles(folder.database))
+        let stream = try BufferedOutput(path: folder.path("report.csv"), protecting: SQLiteEngine().protectedFiles(folder.database))
         stream.write("a,b\n")
         try stream.commit()
         #expect(try String(contentsOfFile: folder.path("report.csv"), encoding: .utf8) == "a,b\n")
         do {
-            _ = try BufferedOutput(path: folder.database, protecting: ReportBuilder.databaseFiles(folder.database))
+            _ = try BufferedOutput(path: folder.database, protecting: SQLiteEngine().protectedFiles(folder.database))
             Issue.record("the database was accepted as an output")
         } catch {
             #expect(error.code == .output)

@@ -93,7 +93,7 @@ struct CSVTextTests {
                 let out = path + ".\(rejected)-\(text).csv"
                 defer { try? FileManager.default.removeItem(atPath: out) }
                 let stream = try BufferedOutput(path: out)
-                try await Exporter.export(from: ReportBuilder.open(path), rejected: rejected, format: .csv, csvText: text, to: stream)
+                try await Exporter.export(from: SQLitePostbackReader(path: path), rejected: rejected, format: .csv, csvText: text, to: stream)
                 try stream.commit()
                 outputs[text] = try String(contentsOfFile: out, encoding: .utf8)
             }
@@ -115,7 +115,7 @@ struct CSVTextTests {
         let path = try await Self.hostileStore()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let request = try ReportRequest(fields: [.adNetwork])
-        let report = try await ReportBuilder.run(request, on: ReportBuilder.open(path))
+        let report = try await ReportBuilder.run(request, on: SQLitePostbackReader(path: path))
         let out = path + ".report.csv"
         defer { try? FileManager.default.removeItem(atPath: out) }
         let stream = try BufferedOutput(path: out)

@@ -113,7 +113,7 @@ struct CampaignMapTests {
 
         let namesPath = GoldenReportTests.root.appendingPathComponent("Samples/campaigns/skan-4.0-subscription-names.csv").path
         let names = try CampaignMap(csv: String(contentsOfFile: namesPath, encoding: .utf8), source: namesPath)
-        let reader = try ReportBuilder.open(path)
+        let reader = try SQLitePostbackReader(path: path)
         let report = try await ReportBuilder.run(try ReportRequest(fields: [.campaignName], campaigns: names), on: reader)
         let counted = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.keys[0] ?? "", $0.postbacks) })
         #expect(counted == expected)

@@ -46,7 +46,7 @@ struct EngineParityTests {
         #expect(postgresOutcomes == sqliteOutcomes)
         #expect(sqliteOutcomes.filter { $0 == .stored }.count > 200)
 
-        let readers: [any PostbackReader] = [try ReportBuilder.open(path), try await PostgresPostbackReader.open(configuration)]
+        let readers: [any PostbackReader] = [try SQLitePostbackReader(path: path), try await PostgresPostbackReader.open(configuration)]
         let namesPath = GoldenReportTests.root.appendingPathComponent("Samples/campaigns/skan-4.0-subscription-names.csv").path
         let names = try CampaignMap(csv: String(contentsOfFile: namesPath, encoding: .utf8), source: namesPath)
         for request in Self.requests {

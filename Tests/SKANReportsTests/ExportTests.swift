@@ -32,7 +32,7 @@ struct ExportTests {
         let csvPath = path + ".csv"
         defer { try? FileManager.default.removeItem(atPath: csvPath) }
         let stream = try BufferedOutput(path: csvPath)
-        let count = try await Exporter.export(from: ReportBuilder.open(path), rejected: true, format: .csv, to: stream)
+        let count = try await Exporter.export(from: SQLitePostbackReader(path: path), rejected: true, format: .csv, to: stream)
         try stream.commit()
         #expect(count == Self.awkward.count)
 
@@ -52,7 +52,7 @@ struct ExportTests {
         let jsonPath = path + ".jsonl"
         defer { try? FileManager.default.removeItem(atPath: jsonPath) }
         let jsonStream = try BufferedOutput(path: jsonPath)
-        try await Exporter.export(from: ReportBuilder.open(path), rejected: true, format: .jsonl, to: jsonStream)
+        try await Exporter.export(from: SQLitePostbackReader(path: path), rejected: true, format: .jsonl, to: jsonStream)
         try jsonStream.commit()
         let lines = try String(contentsOfFile: jsonPath, encoding: .utf8).split(separator: "\n")
         let decoded = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }

@@ -18,10 +18,10 @@ struct ForeignDatabaseTests {
         }
         try queue.close()
         do {
-            _ = try ReportBuilder.open(path)
+            _ = try SQLitePostbackReader(path: path)
             Issue.record("a foreign postbacks table was opened as the collector's")
         } catch {
-            #expect(error.code == .database)
+            #expect(error.code == .notCollectorDatabase)
             #expect(error.reason.contains(path) && error.reason.contains("not a SKANKit collector database"))
         }
     }
@@ -32,7 +32,7 @@ struct ForeignDatabaseTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         try await store.close()
-        let report = try await ReportBuilder.run(try ReportRequest(fields: []), on: try ReportBuilder.open(path))
+        let report = try await ReportBuilder.run(try ReportRequest(fields: []), on: try SQLitePostbackReader(path: path))
         #expect(report.rows.map(\.postbacks) == [0])
     }
 }

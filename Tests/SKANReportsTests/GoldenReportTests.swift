@@ -35,7 +35,7 @@ struct GoldenReportTests {
         let schemaPath = Self.root.appendingPathComponent("Samples/schemas/\(testCase.campaign).csv").path
         let schema = try ConversionSchema(csv: String(contentsOfFile: schemaPath, encoding: .utf8), source: schemaPath)
         let request = try ReportRequest(fields: ReportField.list(testCase.fields), day: testCase.day, schema: schema)
-        let report = try await ReportBuilder.run(request, on: ReportBuilder.open(database))
+        let report = try await ReportBuilder.run(request, on: SQLitePostbackReader(path: database))
 
         // Not an echo of the code: the totals must agree with what the simulator says it sent.
         #expect(report.rows.map(\.postbacks).reduce(0, +) == summary.adNetworkPostbacks)
@@ -56,7 +56,7 @@ struct GoldenReportTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try await SQLitePostbackStore.open(path: path)
         try await store.close()
-        let database = try ReportBuilder.open(path)
+        let database = try SQLitePostbackReader(path: path)
         let total = try await ReportBuilder.run(ReportRequest(fields: []), on: database)
         #expect(total.rows.count == 1)
         #expect(total.cells(total.rows[0]) == ["0", "0", "0", "0", "0", "0", "0.0000"])

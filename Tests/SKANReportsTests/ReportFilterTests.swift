@@ -15,7 +15,7 @@ struct ReportFilterTests {
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         _ = try await store.write(entries)
         try await store.close()
-        return (try ReportBuilder.open(path), path)
+        return (try SQLitePostbackReader(path: path), path)
     }
 
     @Test("each row of a report by one field equals the total of the report filtered on that row's value",

@@ -46,7 +46,7 @@ struct RollupTests {
 
         func reader() async throws -> any PostbackReader {
             switch self {
-            case .sqlite(let path): try ReportBuilder.open(path)
+            case .sqlite(let path): try SQLitePostbackReader(path: path)
             case .postgres(let configuration, _): try await PostgresPostbackReader.open(configuration)
             }
         }

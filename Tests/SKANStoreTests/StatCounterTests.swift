@@ -72,4 +72,23 @@ struct StatCounterTests {
         #expect(stats.postbacksByVersion == ["4.0": 2])
         #expect(stats.rejectedByStatus == ["malformed": 1])
     }
+
+    @Test("counter names keep the names stored by earlier releases and read back as framework and version")
+    func counterNames() {
+        let cases: [(PostbackCounterKey, String)] = [
+            (PostbackCounterKey(framework: .skadnetwork, version: "4.0"), "postbacks:4.0"),
+            (PostbackCounterKey(framework: .skadnetwork, version: "2.2"), "postbacks:2.2"),
+            (PostbackCounterKey(framework: .adAttributionKit, version: nil), "postbacks:adattributionkit"),
+            (PostbackCounterKey(framework: .adAttributionKit, version: "2.0"), "postbacks:adattributionkit:2.0"),
+        ]
+        for (key, name) in cases {
+            #expect(key.counterName == name)
+            #expect(PostbackCounterKey(counterName: name) == key)
+        }
+        #expect(PostbackCounterKey(counterName: "rejected:malformed") == nil)
+        let stats = StoreStats(counters: [("postbacks:4.0", 2), ("postbacks:adattributionkit", 3), ("rejected:malformed", 1)])
+        #expect(stats.postbacksByVersion == ["4.0": 2])
+        #expect(stats.postbacksByFramework == ["skadnetwork": 2, "adattributionkit": 3])
+        #expect(stats.json.contains(#""postbacks-by-version":{"4.0":2}"#))
+    }
 }

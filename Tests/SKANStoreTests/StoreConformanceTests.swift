@@ -128,7 +128,7 @@ struct StoreConformanceTests {
         _ = try await store.write([T.accepted(pair), StatCounterTests.rejected("malformed")])
         let stats = try await store.stats()
         // Two repeats of `pair`: one inside the first batch, one in the second.
-        #expect(stats == StoreStats(postbacks: 2, postbacksByVersion: ["4.0": 2], rejected: 3,
+        #expect(stats == StoreStats(postbacks: 2, postbacksByKey: [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 2], rejected: 3,
                                     rejectedByStatus: ["malformed": 2, "invalid-signature": 1], rejectedDropped: 0,
                                     duplicates: 2))
         #expect(stats.duplicateRate == 0.5)
@@ -148,8 +148,10 @@ struct StoreConformanceTests {
                 == [.duplicate, .stored, .duplicate])
         let stats = try await store.stats()
         #expect(stats.postbacks == 3)
-        // The relabelled postback keeps its 4.0 fields, so it counts under 4.0 on every engine.
-        #expect(stats.postbacksByVersion == ["4.0": 3])
+        // The relabelled postback keeps its 4.0 fields: it counts under its framework and that version on every engine.
+        #expect(stats.postbacksByKey == [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 2,
+                                         PostbackCounterKey(framework: .adAttributionKit, version: "4.0"): 1])
+        #expect(stats.postbacksByVersion == ["4.0": 2])
         try await store.close()
     }
 
@@ -174,7 +176,13 @@ struct StoreConformanceTests {
                      Self.accepted(v22, version: "2.2"), aakEntry]
         #expect(try await store.write(batch) == [.stored, .stored, .stored, .duplicate, .stored, .stored, .duplicate, .duplicate])
         let stats = try await store.stats()
-        #expect(stats.postbacksByVersion == ["2.2": 1, "3.0": 2, "4.0": 2, "adattributionkit": 1])
+        // Keyed by framework and version: AdAttributionKit, which sends no version, is not listed as one.
+        #expect(stats.postbacksByKey == [PostbackCounterKey(framework: .skadnetwork, version: "2.2"): 1,
+                                         PostbackCounterKey(framework: .skadnetwork, version: "3.0"): 2,
+                                         PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 2,
+                                         PostbackCounterKey(framework: .adAttributionKit, version: nil): 1])
+        #expect(stats.postbacksByVersion == ["2.2": 1, "3.0": 2, "4.0": 2])
+        #expect(stats.postbacksByFramework == ["skadnetwork": 5, "adattributionkit": 1])
         #expect(stats.postbacks == 6)
         #expect(stats.duplicates == 3)
         try await store.close()

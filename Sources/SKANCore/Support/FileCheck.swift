@@ -1,7 +1,7 @@
 import Foundation
 
-/// Why a file cannot be read or made, in a few words a user can act on, rather than Foundation's or SQLite's
-/// ("The operation could not be completed", "SQLite error 14").
+/// Why a file cannot be read or made, in a few words a user can act on, rather than Foundation's or a database
+/// library's ("The operation could not be completed", "error 14").
 public enum FileCheck {
     /// What stops `path` being read as a file: `nil` when nothing does.
     public static func problem(reading path: String) -> String? {

@@ -1,39 +1,13 @@
 import Foundation
 import SKANCore
 import SKANStore
-import SKANStoreSQLite
 
-/// Builds reports from what the collector stored, through the store's read side.
+/// Builds reports from what the collector stored, through the store's read side: a ``PostbackReader`` of whichever
+/// engine, opened by the caller (the command line looks the engine up), so reports name no engine.
 ///
 /// The grouping and counting run inside the engine as one aggregate query, so a report costs what the same query
 /// costs in the engine's shell; Swift only decodes values through the schema and formats the rows.
 public enum ReportBuilder {
-    /// Opens the collector's database at `path` for reading, so that a report can run beside a live collector.
-    public static func open(_ path: String) throws(ReportError) -> any PostbackReader {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ReportError(.database, "--db: no database at \(path)")
-        }
-        do {
-            return try SQLitePostbackReader(path: path)
-        } catch where error.code == .notCollectorDatabase {
-            throw ReportError(.database, "--db: \(error.reason); point --db at the file `skan serve` or `skan ingest` wrote")
-        } catch {
-            throw ReportError(.database, "--db: \(error.reason)")
-        }
-    }
-
-    /// The files SQLite keeps for the database at `path`: the database, its write-ahead log, its shared memory
-    /// and its rollback journal. No output may be written over any of them.
-    public static func databaseFiles(_ path: String) -> [String] {
-        ["", "-wal", "-shm", "-journal"].map { path + $0 }
-    }
-
-    /// The one query a report runs on the store at `path`, with its `?` arguments: what `skan report --print-sql`
-    /// shows, so that the numbers can be checked in the engine's own shell. Needs no database.
-    public static func query(for request: ReportRequest) -> (sql: String, arguments: [String]) {
-        SQLitePostbackReader.statement(for: request.aggregate)
-    }
-
     /// Runs a report and keeps every row (for small reports, tables and tests).
     public static func run(_ request: ReportRequest, on reader: any PostbackReader) async throws(ReportError) -> Report {
         var rows: [ReportRow] = []

@@ -4,20 +4,23 @@ import Synchronization
 
 /// A ``PostbackStore`` in the process's memory: nothing survives the process. For tests of the layers above the
 /// store, and the reference the store conformance suite holds every engine to: the same outcomes, the same
-/// counts, the same rows back, in a hundred lines anyone can read.
+/// counts, the same rows back, in a hundred lines anyone can read. Its rows are ``PostbackTable``'s and
+/// ``RejectedTable``'s columns, so that ``MemoryPostbackReader`` answers reports over what an engine would store.
 public final class MemoryPostbackStore: PostbackStore {
-    private struct State {
-        var postbacks: [StoredPostback] = []
+    struct State {
+        /// Stored postbacks in arrival order, each in ``PostbackTable/columns``' order; a row's id is its offset + 1.
+        var postbacks: [[ColumnValue]] = []
         var keys: Set<DedupKey> = []
-        var byVersion: [String: Int] = [:]
-        /// Kept refusals, oldest first, with their statuses.
-        var rejected: [String] = []
+        var byKey: [PostbackCounterKey: Int] = [:]
+        /// Kept refusals, oldest first, in ``RejectedTable/columns``' order, with their ids (which only grow).
+        var rejected: [(id: Int, values: [ColumnValue])] = []
+        var rejectedCount = 0
         var rejectedDropped = 0
         var duplicates = 0
         var isClosed = false
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let cap: RejectionCap
 
     /// An empty store keeping refusals within `rejectionCap`.
@@ -41,11 +44,12 @@ public final class MemoryPostbackStore: PostbackStore {
                         state.duplicates += 1
                         continue
                     }
-                    state.postbacks.append(Self.stored(accepted))
-                    state.byVersion[accepted.statsVersion, default: 0] += 1
+                    state.postbacks.append(PostbackTable.columns.map { $0.value(accepted) })
+                    state.byKey[accepted.counterKey, default: 0] += 1
                     outcomes.append(.stored)
                 case .rejected(let rejected):
-                    state.rejected.append(rejected.status)
+                    state.rejectedCount += 1
+                    state.rejected.append((state.rejectedCount, RejectedTable.values(rejected, cap: cap)))
                     if state.rejected.count > cap.maximumRows {
                         let excess = state.rejected.count - cap.maximumRows
                         state.rejected.removeFirst(excess)
@@ -61,19 +65,27 @@ public final class MemoryPostbackStore: PostbackStore {
     public func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback] {
         try state.withLock { state throws(StoreError) in
             guard !state.isClosed else { throw StoreError(.closed, "the store is closed") }
-            return state.postbacks.filter { $0.fields.dedupID == transactionID }
+            let key = PostbackTable.columns.firstIndex { $0.name == PostbackTable.transactionID.name }!
+            return state.postbacks.filter { $0[key] == .text(transactionID) }.map(Self.stored)
         }
     }
 
     public func stats() async throws(StoreError) -> StoreStats {
         try state.withLock { state throws(StoreError) in
             guard !state.isClosed else { throw StoreError(.closed, "the store is closed") }
-            var statuses: [String: Int] = [:]
-            for status in state.rejected { statuses[status, default: 0] += 1 }
-            return StoreStats(postbacks: state.postbacks.count, postbacksByVersion: state.byVersion,
-                              rejected: state.rejected.count, rejectedByStatus: statuses,
-                              rejectedDropped: state.rejectedDropped, duplicates: state.duplicates)
+            return Self.stats(state)
         }
+    }
+
+    /// The counts of `state`, closed or not: what a reader of the store sees.
+    static func stats(_ state: State) -> StoreStats {
+        var statuses: [String: Int] = [:]
+        for (_, values) in state.rejected {
+            if case .text(let status) = values[RejectedTable.statusIndex] { statuses[status, default: 0] += 1 }
+        }
+        return StoreStats(postbacks: state.postbacks.count, postbacksByKey: state.byKey,
+                          rejected: state.rejected.count, rejectedByStatus: statuses,
+                          rejectedDropped: state.rejectedDropped, duplicates: state.duplicates)
     }
 
     public func health() async -> StoreError? {
@@ -84,14 +96,10 @@ public final class MemoryPostbackStore: PostbackStore {
         state.withLock { $0.isClosed = true }
     }
 
-    /// What a database would give back: the neutral fields with the extras as JSON text, the time as stored.
-    private static func stored(_ accepted: AcceptedPostback) -> StoredPostback {
-        var fields = accepted.attribution.fields
-        let extras: String? = if case .text(let text) = PostbackTable.extras.value(accepted) { text } else { nil }
-        fields.extras = []
-        return StoredPostback(framework: accepted.attribution.framework, fields: fields, extrasJSON: extras,
-                              rawBody: accepted.rawBody, receivedAt: Timestamp.iso8601(accepted.receivedAt),
-                              keyName: accepted.attribution.keyName, layout: accepted.attribution.scheme,
-                              endpoint: accepted.endpoint)
+    /// What a database would give back: the row decoded by its columns, as every engine decodes its rows.
+    static func stored(_ row: [ColumnValue]) -> StoredPostback {
+        StoredPostback { column in
+            PostbackTable.columns.firstIndex { $0.name == column.name }.map { row[$0] } ?? .null
+        }
     }
 }

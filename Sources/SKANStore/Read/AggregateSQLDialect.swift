@@ -17,7 +17,7 @@ public protocol AggregateSQLDialect {
     /// What follows each position of `ORDER BY`, so that absent values sort first on every engine.
     static var orderSuffix: String { get }
     /// The condition on a `postbacks` row that it is stored but not yet counted in `rollup`, for an engine that
-    /// folds rows into rollups after their transaction (SQLite); `nil` where every rollup is kept in the transaction
+    /// folds rows into rollups after their transaction (the file engine); `nil` where every rollup is kept in the transaction
     /// that stores its rows. A query read from a rollup then adds these rows, so it counts every committed postback.
     static func unfoldedPostbacks(_ rollup: PostbackRollup) -> String?
 }

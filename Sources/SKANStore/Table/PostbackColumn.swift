@@ -35,4 +35,19 @@ public enum ColumnValue: Sendable, Hashable {
     static func integer(_ value: Int?) -> ColumnValue { value.map { .integer(Int64($0)) } ?? .null }
     static func boolean(_ value: Bool?) -> ColumnValue { value.map { .integer($0 ? 1 : 0) } ?? .null }
     static func text(_ value: String?) -> ColumnValue { value.map { .text($0) } ?? .null }
+
+    /// The text, or `nil` for any other value.
+    public var text: String? {
+        if case .text(let text) = self { return text }
+        return nil
+    }
+
+    /// The integer, or `nil` for any other value.
+    public var integer: Int? {
+        if case .integer(let number) = self { return Int(number) }
+        return nil
+    }
+
+    /// A boolean as the engines store it (0 or 1), or `nil`.
+    public var boolean: Bool? { integer.map { $0 != 0 } }
 }

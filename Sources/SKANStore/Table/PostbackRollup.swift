@@ -1,7 +1,7 @@
 /// A per-day rollup of `postbacks`: stored postbacks counted per arrival day and per value of some of their columns.
-/// Each engine keeps every rollup in ``all`` in the transaction that inserts the postbacks (SQLite by a trigger,
-/// PostgreSQL in the insert's statement), so they always agree with the rows committed beside them, and a repeat of a
-/// dedup key, which inserts no row, counts nothing.
+/// Each engine keeps every rollup in ``all`` agreeing with the committed rows (a server engine in the insert's
+/// statement; a file engine folds rows in after their transaction, and reads add the rows not yet folded), and a
+/// repeat of a dedup key, which inserts no row, counts nothing.
 ///
 /// A rollup keeps its columns under their names and types in `postbacks`, so a dimension's expression reads the same
 /// on either table; ``AggregateSQLDialect/statement(for:)`` answers a query from the smallest rollup that
@@ -30,8 +30,8 @@ public struct PostbackRollup: Sendable {
     /// What each count of ``AggregateRow`` after the postbacks counts, in its order: the condition on a `postbacks`
     /// row (columns written `row` + name), and the name a rollup that ``keepsMeasures`` keeps the count under. The one
     /// definition of an install, a redownload and the rest: every engine's reports (``AggregateSQLDialect/counts``),
-    /// rollups, triggers and backfills read these, written so that SQLite (booleans as 0 and 1) and PostgreSQL
-    /// (booleans) read them alike.
+    /// rollups, triggers and backfills read these, written so that an engine with booleans as 0 and 1 and one
+    /// with booleans read them alike.
     public static func measures(row: String = "") -> [(name: String, condition: String)] {
         // A winning first postback: did-win true or absent (before 3.0), window 0 or absent.
         let firstWinning = "(\(row)did_win IS NULL OR \(row)did_win) AND COALESCE(\(row)postback_sequence_index, 0) = 0"
@@ -101,7 +101,7 @@ public struct PostbackRollup: Sendable {
         keepsTier: false, keepsMeasures: false,
         dimensions: withoutCampaigns.dimensions.union([.campaign]))
 
-    /// The rollups of the first migration that made them (SQLite 0006, PostgreSQL 0005), which later migrations add to.
+    /// The rollups of the first migration that made them (the engines' migrations 0006 and 0005), which later migrations add to.
     public static let first = [withoutCampaigns, withCampaigns]
 
     /// Every rollup the engines keep, smallest first: the order ``choose(for:)`` tries them in.
@@ -122,7 +122,7 @@ public struct PostbackRollup: Sendable {
     }
 
     /// The key: each column's name, its kind, whether it may be absent, and its value as an expression over a
-    /// `postbacks` row whose columns are written `row` + name (`NEW.` in a SQLite trigger, empty in a SELECT).
+    /// `postbacks` row whose columns are written `row` + name (`NEW.` in a trigger, empty in a SELECT).
     public func key(row: String = "") -> [(name: String, kind: PostbackColumn.Kind, isNullable: Bool, value: String)] {
         var key: [(name: String, kind: PostbackColumn.Kind, isNullable: Bool, value: String)] = [
             (Self.day, .text, false, "substr(\(row)\(PostbackTable.receivedAt.name), 1, 10)"),
@@ -133,7 +133,7 @@ public struct PostbackRollup: Sendable {
     }
 
     /// The statement that counts the postbacks stored before the rollup existed, in plain SQL every engine runs;
-    /// `extra` adds columns an engine keeps beside the key (name and constant value, e.g. PostgreSQL's collector).
+    /// `extra` adds columns an engine keeps beside the key (name and constant value, e.g. a server engine's collector).
     public func backfill(extra: [(name: String, value: String)] = []) -> String {
         let key = key()
         return """

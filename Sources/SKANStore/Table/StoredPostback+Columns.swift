@@ -6,15 +6,9 @@ extension StoredPostback {
     ///
     /// `value` gives a column's value as the engine read it (booleans as 0 or 1).
     public init(reading value: (PostbackColumn) -> ColumnValue) {
-        func text(_ column: PostbackColumn) -> String? {
-            if case .text(let text) = value(column) { return text }
-            return nil
-        }
-        func integer(_ column: PostbackColumn) -> Int? {
-            if case .integer(let number) = value(column) { return Int(number) }
-            return nil
-        }
-        func boolean(_ column: PostbackColumn) -> Bool? { integer(column).map { $0 != 0 } }
+        func text(_ column: PostbackColumn) -> String? { value(column).text }
+        func integer(_ column: PostbackColumn) -> Int? { value(column).integer }
+        func boolean(_ column: PostbackColumn) -> Bool? { value(column).boolean }
         let fields = AttributionFields(
             network: text(PostbackTable.adNetworkID) ?? "", dedupID: text(PostbackTable.transactionID) ?? "",
             appID: integer(PostbackTable.appID) ?? 0, campaign: integer(PostbackTable.campaignID),

@@ -66,7 +66,7 @@ public final class GroupCommitWriter: Sendable {
     /// Queues `entries`; `completion` receives their outcomes, in order, once they are durable, or the error.
     ///
     /// For callers that are not async, such as a SwiftNIO channel handler: it runs on the writer's thread (with
-    /// PostgreSQL, the event loop of the store's connections), so it must not block, and should only hand the result
+    /// a server engine, the event loop of the store's connections), so it must not block, and should only hand the result
     /// on (to its event loop, say).
     public func submit(_ entries: [StoreEntry], completion: @escaping Completion) {
         if entries.isEmpty { return completion(.success([])) }

@@ -1,91 +1,62 @@
 import Foundation
-import SKANReports
 import SKANStore
-import SKANStoreSQLite
-import SKANStorePostgres
 
-/// What `--db` names: a SQLite file, or a PostgreSQL database as a `postgres://` or `postgresql://` URL. The one
-/// place the command line tells the engines apart; every command opens its store and its reader here.
-enum StoreLocation {
-    case sqlite(path: String)
-    case postgres(PostgresStoreConfiguration)
+/// What `--db` names, with the engine that claims it (``Engines/all``): every command opens its store, its reader
+/// and its web-ad store here, and words the engines' failures as the command line's own.
+struct StoreLocation {
+    /// The engine that claimed the location.
+    let engine: any StorageEngine
+    /// The location as given (a URL's password included: it is kept for the connection and never shown).
+    let text: String
+    /// The location as messages show it: the path, or the URL without its password.
+    let display: String
 
-    /// Reads `--db`. A URL's password (or `PGPASSWORD`) is kept for the connection and never shown.
-    init(_ text: String) throws(CLIError) {
-        guard PostgresStoreConfiguration.isURL(text) else {
-            self = .sqlite(path: text)
-            return
+    /// Reads `--db`: the first engine of `engines` that claims it.
+    init(_ text: String, engines: [any StorageEngine] = Engines.all) throws(CLIError) {
+        guard let engine = engines.first(where: { $0.claims(text) }) else {
+            throw CLIError("--db: no storage engine reads \(text)")
         }
+        self.engine = engine
+        self.text = text
         do {
-            self = .postgres(try PostgresStoreConfiguration(url: text))
+            display = try engine.display(text)
         } catch {
             throw CLIError("--db: \(error.reason)")
         }
     }
 
-    /// The location as messages show it: the path, or the URL without its password.
-    var display: String {
-        switch self {
-        case .sqlite(let path): path
-        case .postgres(let configuration): configuration.redacted
-        }
-    }
+    /// Files no output may be written over: the database's files; none for a server.
+    var protectedFiles: [String] { engine.protectedFiles(text) }
 
-    /// Files no output may be written over: SQLite's database files; none for a server.
-    var protectedFiles: [String] {
-        switch self {
-        case .sqlite(let path): ReportBuilder.databaseFiles(path)
-        case .postgres: []
-        }
-    }
+    /// Whether the database is a file on this machine (and not on a server).
+    var isFile: Bool { !protectedFiles.isEmpty }
 
     /// The store, its schema not yet touched: `serve` migrates it before its port opens, `ingest` before reading.
-    func openStore(durability: SQLiteDurability = .full, rejectionCap: RejectionCap = RejectionCap())
-        throws(CLIError) -> any PostbackStore {
-        switch self {
-        case .sqlite(let path):
-            do {
-                return try SQLitePostbackStore(path: path, durability: durability, rejectionCap: rejectionCap)
-            } catch {
-                throw CLIError(error.reason)
-            }
-        case .postgres(let configuration):
-            // PostgreSQL commits durably by its own settings (synchronous_commit); --durability is SQLite's.
-            return PostgresPostbackStore(configuration, rejectionCap: rejectionCap)
+    func openStore(_ options: StoreOptions = StoreOptions()) throws(CLIError) -> any PostbackStore {
+        do {
+            return try engine.openStore(text, options: options)
+        } catch {
+            throw CLIError(error.reason)
         }
     }
 
     /// The store of registered web ads (`skan signer --db`), its schema not yet touched.
     func openWebAdStore() throws(CLIError) -> any WebAdStore {
-        switch self {
-        case .sqlite(let path):
-            do {
-                return try SQLiteWebAdStore(path: path)
-            } catch {
-                throw CLIError(error.reason)
-            }
-        case .postgres(let configuration):
-            return PostgresWebAdStore(configuration)
+        do {
+            return try engine.openWebAdStore(text)
+        } catch {
+            throw CLIError(error.reason)
         }
     }
 
     /// The read side, for reports and exports.
     func openReader() async throws(CLIError) -> any PostbackReader {
-        switch self {
-        case .sqlite(let path):
-            do {
-                return try ReportBuilder.open(path)
-            } catch {
-                throw CLIError(error.reason)
-            }
-        case .postgres(let configuration):
-            do {
-                return try await PostgresPostbackReader.open(configuration)
-            } catch where error.code == .notCollectorDatabase {
-                throw CLIError("--db: \(error.reason); point --db at the database `skan serve` or `skan ingest` wrote")
-            } catch {
-                throw CLIError("--db: \(error.reason)")
-            }
+        do {
+            return try await engine.openReader(text)
+        } catch where error.code == .notCollectorDatabase {
+            throw CLIError("--db: \(error.reason); point --db at the \(isFile ? "file" : "database") `skan serve` or `skan ingest` wrote")
+        } catch {
+            throw CLIError("--db: \(error.reason)")
         }
     }
 
@@ -103,9 +74,6 @@ enum StoreLocation {
 
     /// The statement a report runs on this engine, with its arguments (`skan report --print-sql`).
     func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
-        switch self {
-        case .sqlite: SQLitePostbackReader.statement(for: query)
-        case .postgres: PostgresPostbackReader.statement(for: query)
-        }
+        engine.statement(for: query)
     }
 }
