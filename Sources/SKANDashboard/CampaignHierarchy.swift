@@ -28,6 +28,8 @@ struct CampaignHierarchy: Sendable, Hashable {
     /// The campaigns, ordered as numbers (20 before 120 before 3120), a text id after every number.
     let campaigns: [Campaign]
     private let campaignOfMember: [String: String]
+    /// Each campaign's place in ``campaigns``.
+    private let ranks: [String: Int]
 
     /// The campaigns of the stored identifiers `ids` (each once or more, any order).
     init(ids: some Sequence<String>) {
@@ -56,6 +58,14 @@ struct CampaignHierarchy: Sendable, Hashable {
                      sharedBy: shared[id] ?? 0)
         }.sorted { Self.numericOrder($0.id, $1.id) }
         campaignOfMember = root
+        ranks = Dictionary(campaigns.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Where a campaign (its longest form) sorts among ``campaigns``: absent first, as the engines order an absent
+    /// value; a campaign the hierarchy does not know after every known one.
+    func rank(of campaign: String?) -> Int {
+        guard let campaign else { return -1 }
+        return ranks[campaign] ?? campaigns.count
     }
 
     /// The campaign `id` (its longest form), or `nil` when no stored identifier has that form.
