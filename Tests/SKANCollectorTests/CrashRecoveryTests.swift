@@ -74,17 +74,21 @@ struct CrashRecoveryTests {
                      into acknowledged: Acknowledged) async {
         var index = worker
         while index < bodies.count {
-            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/postbacks")
-            request.method = .POST
-            request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: bodies[index].json))
-            guard let response = try? await client.execute(request, timeout: .seconds(10)) else { return }
-            let reply = try? await response.body.collect(upTo: 1024)
-            if response.status == .ok, let reply, String(buffer: reply) == #"{"status":"accepted"}"# {
-                acknowledged.ids.withLock { $0.append(bodies[index].transactionID) }
-            }
+            guard let accepted = await accept(bodies[index], port: port, client: client) else { return }
+            if accepted { acknowledged.ids.withLock { $0.append(bodies[index].transactionID) } }
             index += workers
         }
+    }
+
+    /// Posts `postback` once: whether it was answered `accepted`, or `nil` when no answer came (the server stopped).
+    static func accept(_ postback: Postback, port: Int, client: HTTPClient) async -> Bool? {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/postbacks")
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: postback.json))
+        guard let response = try? await client.execute(request, timeout: .seconds(10)) else { return nil }
+        let reply = try? await response.body.collect(upTo: 1024)
+        return response.status == .ok && reply.map { String(buffer: $0) } == #"{"status":"accepted"}"#
     }
 
     @Test("on PostgreSQL: every acknowledged postback is a row after SIGKILL under load",

@@ -39,13 +39,9 @@ struct StoreDamageProcessTests {
                     var index = worker
                     while index < bodies.count {
                         let sentAfter = tally.damaged.load(ordering: .acquiring)
-                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/postbacks")
-                        request.method = .POST
-                        request.headers.add(name: "content-type", value: "application/json")
-                        request.body = .bytes(ByteBuffer(string: bodies[index].json))
-                        guard let response = try? await client.execute(request, timeout: .seconds(10)) else { return }
-                        let reply = try? await response.body.collect(upTo: 1024)
-                        if response.status == .ok, let reply, String(buffer: reply) == #"{"status":"accepted"}"# {
+                        guard let accepted = await CrashRecoveryTests.accept(bodies[index], port: server.port,
+                                                                              client: client) else { return }
+                        if accepted {
                             if sentAfter {
                                 tally.after.withLock { $0.append(bodies[index].transactionID) }
                             } else {
