@@ -21,12 +21,15 @@ Cases (CASES=slow,descriptors,leaks,acks,flood selects some):
   slowreaders  issue 32: clients that pipeline and never read, against every listener of serve, signer and dashboard
   starvation   issue 32: at 256 and 1,024 descriptors, one listener flooded with idle sockets, the others probed
                (both in Benchmarks/faults_listeners.py, which documents their settings)
+  truncate     issue 32: the database truncated under load; walremove: its -wal removed under load, then SIGKILL
+               (both in Benchmarks/faults_store.py)
 """
 import asyncio, collections, json, multiprocessing, os, random, re, resource, signal, socket, sqlite3, statistics
 import subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 
 import faults_listeners
+import faults_store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST = "127.0.0.1"  # loopback only, always
@@ -38,7 +41,7 @@ def env(name, default, kind=int):
 
 
 BIN = os.environ.get("SKAN_BIN") or os.path.join(ROOT, ".build/release/skan")
-CASES = [c.strip() for c in os.environ.get("CASES", "slow,descriptors,leaks,acks,flood,slowreaders,starvation").split(",")
+CASES = [c.strip() for c in os.environ.get("CASES", "slow,descriptors,leaks,acks,flood,slowreaders,starvation,truncate,walremove").split(",")
          if c.strip()]
 SLOW_CONNECTIONS = env("SLOW_CONNECTIONS", 2000)
 SLOW_SECONDS = env("SLOW_SECONDS", 30)
@@ -762,7 +765,8 @@ def main():
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="skan-faults-") as folder:
         probes = int(SLOW_SECONDS / PROBE_INTERVAL) + 10
-        postbacks = Postbacks(folder, probes + 4 * ACK_COUNT + 20 + 12 * faults_listeners.PROBES * 2)
+        postbacks = Postbacks(folder, probes + 4 * ACK_COUNT + 20 + 12 * faults_listeners.PROBES * 2
+                              + 2 * (faults_store.DAMAGE_AFTER + 5000))
         for case in CASES:
             try:
                 if case == "slow":
@@ -779,6 +783,8 @@ def main():
                     case_flood(folder)
                 elif case == "slowreaders":
                     faults_listeners.case_slow_readers(folder, ROOT, BIN, report, log)
+                elif case in ("truncate", "walremove"):
+                    faults_store.case_damage(case, folder, ROOT, BIN, report, log, postbacks)
                 elif case == "starvation":
                     faults_listeners.case_starvation(folder, ROOT, BIN, report, log, postbacks)
                 else:

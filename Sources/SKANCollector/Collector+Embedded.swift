@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import SKANHTTP
 
 extension Collector {
     /// The ports a running collector bound.
@@ -8,6 +9,12 @@ extension Collector {
         public let device: Int
         /// The admin port: the operator routes.
         public let admin: Int
+
+        /// The collector's ports among a composition's bound listeners.
+        init(_ bound: BoundListeners) {
+            device = bound["device"] ?? 0
+            admin = bound["admin"] ?? 0
+        }
     }
 
     /// Serves while `body` runs, then shuts down as on SIGTERM (in-flight requests finish, queued postbacks
@@ -24,37 +31,6 @@ extension Collector {
     public func serve<Result: Sendable>(
         onPorts body: @escaping @Sendable (Ports) async throws -> Result
     ) async throws -> Result {
-        let (ports, portContinuation) = AsyncStream.makeStream(of: (Int?, Int?).self)
-        let group = serviceGroup(onServerRunning: { port in portContinuation.yield((port, nil)) },
-                                 onAdminRunning: { port in portContinuation.yield((nil, port)) })
-        return try await withThrowingTaskGroup(of: Result?.self) { tasks in
-            tasks.addTask {
-                // A group that ends before both listeners are up (a port taken) ends the wait below too.
-                defer { portContinuation.finish() }
-                try await group.run()
-                return nil
-            }
-            var device: Int?, admin: Int?
-            for await (bound, boundAdmin) in ports {
-                device = bound ?? device
-                admin = boundAdmin ?? admin
-                if device != nil && admin != nil { break }
-            }
-            portContinuation.finish()
-            guard let device, let admin else {
-                try await tasks.waitForAll()
-                throw CollectorError(.serviceFailed, "the collector stopped before its listeners were up")
-            }
-            let outcome: Swift.Result<Result, any Error>
-            do {
-                outcome = .success(try await body(Ports(device: device, admin: admin)))
-            } catch {
-                outcome = .failure(error)
-            }
-            // The group closes the store as its last step.
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return try outcome.get()
-        }
+        try await composition().serve { bound in try await body(Ports(bound)) }
     }
 }

@@ -4,7 +4,6 @@ import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
-import UnixSignals
 import SKANCore
 import SKANHTTP
 import SKANStore
@@ -14,6 +13,14 @@ import SKANStore
 /// ```swift
 /// let store = try engine.openStore("skan.sqlite", options: StoreOptions())  // migrated before serving
 /// try await Collector(configuration: .init(), store: store, logger: logger).run()
+/// ```
+///
+/// A process that hosts more (the signer, the dashboard) adds the collector to one ``ServiceComposition`` instead:
+///
+/// ```swift
+/// var composition = collector.composition()
+/// composition.add(signer)
+/// try await composition.run { bound in print(bound["device"]!, bound["signer"]!) }
 /// ```
 public struct Collector: Sendable {
     /// How it listens and what it accepts.
@@ -31,6 +38,8 @@ public struct Collector: Sendable {
     public let frontDoor: FrontDoor
     /// Where store failures are logged, rate-limited.
     let failureLog: StoreFailureLog
+    /// The device listener's event loops when the configuration asks for a number of them (made once, here).
+    let eventLoopGroup: (any EventLoopGroup)?
     let logger: Logger
 
     /// Makes a collector over `store`, trusting the keys of `verifier`.
@@ -48,6 +57,7 @@ public struct Collector: Sendable {
         pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger,
                                     logsBodies: configuration.logsBodies, now: now)
         metrics = CollectorMetrics()
+        eventLoopGroup = configuration.eventLoopThreads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         frontDoor = FrontDoor(timeouts: configuration.timeouts,
                               budget: configuration.maximumConnections.map { ConnectionBudget(limit: $0, logger: logger) })
     }
@@ -79,89 +89,87 @@ public struct Collector: Sendable {
                                   access: configuration.adminAccess)
     }
 
-    /// The admin listener's HTTP application, not yet running: the operator routes on
-    /// ``CollectorConfiguration/adminAccess``'s address and ``CollectorConfiguration/adminPort``. `onServerRunning`
-    /// receives the bound port.
-    public func adminApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
-        -> some ApplicationProtocol {
-        let (door, gate) = (frontDoor, frontDoor.gate("admin"))
-        return Application(
-            router: adminRouter,
-            server: .http1(configuration: .init(additionalChannelHandlers: door.handlers())),
-            configuration: door.configuration(
-                address: .hostname(configuration.adminAccess.bindHost, port: configuration.adminPort), gate: gate),
-            onServerRunning: door.running(gate, then: onServerRunning),
-            logger: logger)
-    }
-
-    /// The device-facing HTTP application, not yet running. `onServerRunning` receives the bound port (useful with
-    /// port 0).
-    /// The writer must run beside it (``run(onServerRunning:)`` does both).
-    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
-        -> some ApplicationProtocol {
+    /// The device-facing listener (`--port`): postbacks and `/healthz`, with the postback fast path unless the
+    /// configuration turns it off, on event loops of its own when the configuration asks for a number of them.
+    public var deviceListener: Listener {
         let configuration = configuration
         let (pipeline, metrics) = (pipeline, metrics)
         let date = HTTPDate()
-        let (door, gate) = (frontDoor, frontDoor.gate("device"))
-        // Built per connection: each handler holds one connection's state.
+        let collector = self
+        // Made per connection: each handler holds one connection's state.
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
-            guard configuration.answersPostbacksOnEventLoop else { return door.handlers() }
+            guard configuration.answersPostbacksOnEventLoop else { return [] }
             let postbacks = PostbackResponder(pipeline: pipeline, metrics: metrics, paths: configuration.postbackPaths,
                                               limit: configuration.bodyLimit)
-            return door.handlers([EventLoopFastPath(postbacks, date: date)])
+            return [EventLoopFastPath(postbacks, date: date)]
         }
-        var application = Application(
-            router: router,
-            server: .http1(configuration: .init(additionalChannelHandlers: handlers())),
-            configuration: door.configuration(address: .hostname(configuration.host, port: configuration.port), gate: gate),
-            onServerRunning: door.running(gate, then: onServerRunning),
-            eventLoopGroupProvider: configuration.eventLoopThreads.map {
-                .shared(MultiThreadedEventLoopGroup(numberOfThreads: $0))
-            } ?? .singleton,
-            logger: logger)
-        // The schema is brought up to date before the port opens, so no postback meets an old schema; with
-        // several collectors on one database the engine makes sure the migrations run once.
+        return .device("device", option: "--port", host: configuration.host, port: configuration.port,
+                       eventLoopGroup: eventLoopGroup, handlers: handlers) { router in collector.addRoutes(to: router) }
+    }
+
+    /// The admin listener (`--admin-port`): the operator routes under ``CollectorConfiguration/adminAccess``'s rule.
+    public var adminListener: Listener {
+        let collector = self
+        return .private("admin", option: "--admin-port", access: configuration.adminAccess,
+                        port: configuration.adminPort) { router in collector.addAdminRoutes(to: router) }
+    }
+
+    /// The admin listener's HTTP application, not yet running, for router-level tests. `onServerRunning` receives
+    /// the bound port.
+    public func adminApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
+        frontDoor.application(for: adminListener, logger: logger, onServerRunning: onServerRunning)
+    }
+
+    /// The device-facing HTTP application, not yet running, for router-level tests; it migrates the store before
+    /// its port opens. The writer must run beside it (``compose(into:)`` adds both to a process's services).
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
+        var application = frontDoor.application(for: deviceListener, logger: logger, onServerRunning: onServerRunning)
         let store = store
         application.beforeServerStarts { try await store.migrate() }
         return application
     }
 
-    /// The store, the writer and the HTTP server as one service group: the one place they are composed.
-    ///
-    /// Services stop in reverse order: the server first (its requests already read still reach the writer), then
-    /// the writer (everything queued commits), then the store (closed last). A graceful shutdown that outlasts the
-    /// configuration's shutdown timeout is cut short: the group cancels the services, closing the connections of
-    /// clients still sending.
-    /// `beside` are more services of the application's (a dashboard on its own listener): they start after the
-    /// collector's servers and stop before them. `onAdminRunning` receives the admin listener's port.
-    func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [], beside: [any Service] = [],
-                      onServerRunning: @escaping @Sendable (Int) async -> Void,
-                      onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> ServiceGroup {
-        var group = ServiceGroupConfiguration(
-            services: [StoreService(store: store), WriterService(writer: writer),
-                       application(onServerRunning: onServerRunning),
-                       adminApplication(onServerRunning: onAdminRunning)] + beside,
-            gracefulShutdownSignals: gracefulShutdownSignals,
-            logger: logger)
-        group.maximumGracefulShutdownDuration = configuration.shutdownTimeout
-        return ServiceGroup(configuration: group)
+    /// The collector alone in a process's one service group (``ServiceComposition``); a host that serves more
+    /// (`skan serve` with the signer and the dashboard) adds them to the same composition.
+    public func composition(shutdownTimeout: Duration? = nil) -> ServiceComposition {
+        var composition = ServiceComposition(frontDoor: frontDoor, shutdownTimeout: shutdownTimeout ?? configuration.shutdownTimeout,
+                                             logger: logger)
+        composition.add(self)
+        return composition
     }
 
     /// Serves until SIGINT or SIGTERM, then lets in-flight requests finish, commits what they queued, and closes
-    /// the store. `beside` runs in the same group (see ``serviceGroup(gracefulShutdownSignals:beside:onServerRunning:onAdminRunning:)``);
-    /// `onServerRunning` receives the device port, `onAdminRunning` the admin port.
-    public func run(beside: [any Service] = [],
-                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
-                    onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws(CollectorError) {
-        let group = serviceGroup(gracefulShutdownSignals: [.sigterm, .sigint], beside: beside,
-                                 onServerRunning: onServerRunning, onAdminRunning: onAdminRunning)
+    /// the store. `onRunning` receives the bound ports once both listeners are up.
+    public func run(onRunning: @escaping @Sendable (Ports) async -> Void = { _ in }) async throws(CollectorError) {
         do {
-            try await group.run()
+            try await composition().run { bound in await onRunning(Ports(bound)) }
         } catch let error as CollectorError {
             throw error
+        } catch let error as ListenerError {
+            throw CollectorError(.serviceFailed, error.reason)
         } catch {
             throw CollectorError(.serviceFailed, "the collector stopped: \(error)")
         }
         logger.info("stopped; the store is closed")
+    }
+}
+
+extension Collector: ComposedPart {
+    /// Adds the collector to a process's services: the store (closed last), the writer, the migrations before any
+    /// listener binds, the device listener and the admin listener.
+    ///
+    /// Services stop in reverse order: the listeners first (their requests already read still reach the writer),
+    /// then the writer (everything queued commits), then the store.
+    public func compose(into composition: inout ServiceComposition) {
+        let store = store
+        composition.add(resource: StoreService.make(store))
+        composition.add(worker: WriterService(writer: writer))
+        // The schema is brought up to date before any port opens, so no postback meets an old schema; with
+        // several collectors on one database the engine makes sure the migrations run once.
+        composition.beforeServerStarts { try await store.migrate() }
+        composition.add(deviceListener)
+        composition.add(adminListener)
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 import SKANHTTP
+import SKANStore
 import ServiceLifecycle
-import UnixSignals
 
 /// A dashboard on a listener of its own, under ``OperatorAccess``'s rule: loopback is open to this machine; any
 /// other address needs a token, so business data never sits on an open port.
@@ -13,6 +13,11 @@ public struct DashboardServer: Sendable {
     let port: Int
     let logger: Logger
     let frontDoor: FrontDoor
+    /// A reader the service group closes once the listener has stopped (before the stores opened earlier close, so
+    /// that SQLite's last connection is a writer's and no WAL is left); `nil`: the caller closes its reader.
+    public var ownedReader: (any PostbackReader)?
+    /// The command-line option that sets the port, named when it cannot bind (`--dashboard-port` in `skan serve`).
+    public var portOption = "--port"
 
     /// A dashboard served at `access`'s address (see ``OperatorAccess/init(host:token:options:resolve:)``, which
     /// refuses a listener beyond loopback without a token before anything listens), through `frontDoor`: its
@@ -26,25 +31,33 @@ public struct DashboardServer: Sendable {
         self.frontDoor = frontDoor
     }
 
-    /// The HTTP service, for a caller that runs it in its own service group (`skan serve --dashboard-port`).
-    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some Service {
-        let router = Router()
-        // First, so that it guards every page and the 404s alike; `/login` (a form, posted) sets the session cookie.
-        router.add(middleware: OperatorAccessMiddleware(access, login: true))
-        dashboard.addRoutes(to: router)
-        let (door, gate) = (frontDoor, frontDoor.gate("dashboard"))
-        return Application(router: router,
-                           server: .http1(configuration: .init(additionalChannelHandlers: door.handlers())),
-                           configuration: door.configuration(address: .hostname(access.bindHost, port: port), gate: gate),
-                           onServerRunning: door.running(gate, then: onServerRunning),
-                           logger: logger)
+    /// The dashboard's listener (private, with the login form): the access rule first, so that it guards every
+    /// page and the 404s alike; `/login` (a form, posted) sets the session cookie.
+    public var listener: Listener {
+        let dashboard = dashboard
+        return .private("dashboard", option: portOption, access: access, port: port, login: true) { router in
+            dashboard.addRoutes(to: router)
+        }
     }
 
-    /// Serves until SIGINT or SIGTERM; `onServerRunning` receives the bound port.
+    /// The HTTP application, not yet running, for router-level tests.
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some Service {
+        frontDoor.application(for: listener, logger: logger, onServerRunning: onServerRunning)
+    }
+
+    /// Serves until SIGINT or SIGTERM, alone in its process's service group; `onServerRunning` receives the port.
     public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [application(onServerRunning: onServerRunning)], gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
-        try await group.run()
+        var composition = ServiceComposition(frontDoor: frontDoor, logger: logger)
+        composition.add(self)
+        try await composition.run { bound in await onServerRunning(bound["dashboard"] ?? 0) }
+    }
+}
+
+extension DashboardServer: ComposedPart {
+    /// Adds the dashboard's listener and, when it owns its reader, the service that closes it.
+    public func compose(into composition: inout ServiceComposition) {
+        // After the listener stopped, before any resource added earlier (the collector's store) closes.
+        if let ownedReader { composition.add(resource: ClosingService("dashboard reader") { await ownedReader.close() }) }
+        composition.add(listener)
     }
 }

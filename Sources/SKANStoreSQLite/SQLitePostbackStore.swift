@@ -14,9 +14,10 @@ public final class SQLitePostbackStore: PostbackStore {
     private let cap: RejectionCap
     /// The file, or `nil` in memory.
     private let path: String?
-    /// The file opened at `path`, to notice when the path leads elsewhere (the file or its folder removed, or
-    /// another file moved in): SQLite would go on writing to the open, unlinked file and lose every postback.
-    private let identity: FileIdentity?
+    /// The files opened at `path` (the database and its WAL), to notice when the path leads elsewhere or a file was
+    /// cut short (removed, replaced, truncated): SQLite would go on writing to the open, unlinked file and lose every
+    /// postback. Checked before and after every commit (``DatabaseFileGuard``).
+    private let files: DatabaseFileGuard?
     /// When the writer folds stored postbacks into the rollups (``SQLiteRollupFold``).
     public let folding: RollupFolding
     /// The newest postback id this store wrote and the lowest watermark it last saw: a hint that spares an idle
@@ -64,7 +65,7 @@ public final class SQLitePostbackStore: PostbackStore {
         cap = rejectionCap
         self.folding = folding
         self.path = path
-        identity = FileIdentity(path: path)
+        files = DatabaseFileGuard(path: path)
     }
 
     /// Opens the database at `path` and brings its schema up to date: what a command that writes at once needs.
@@ -88,7 +89,7 @@ public final class SQLitePostbackStore: PostbackStore {
         cap = rejectionCap
         self.folding = folding
         path = nil
-        identity = nil
+        files = nil
         checkpoints = nil
         try migrateNow()
     }
@@ -131,8 +132,12 @@ public final class SQLitePostbackStore: PostbackStore {
                 try Self.write(entries, cap: cap, folding: folding, in: db)
             }
             if let written { foldHint.withLock { $0 = (written.lastID, written.watermark) } }
+            // The commit reached the files the store opened, or it is not acknowledged.
+            try checkFile(after: true)
             await checkpointIfBehind()
             return outcomes
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError(.writeFailed, "cannot store \(entries.count) postbacks: \(error)")
         }
@@ -196,6 +201,8 @@ public final class SQLitePostbackStore: PostbackStore {
     /// Reads the counters the writer keeps in the transaction of its inserts: a few rows, however large the
     /// tables are, and exact, since a counter commits or rolls back with the rows it counts.
     public func stats() async throws(StoreError) -> StoreStats {
+        // After a rename-over the pool would go on counting the old, open file: say the file is gone instead.
+        try checkFile()
         do {
             return try await database.read { db in
                 StoreStats(counters: try Row.fetchAll(db, sql: "SELECT name, value FROM counters").map { (name: $0[0] as String, value: $0[1] as Int) })
@@ -218,10 +225,16 @@ public final class SQLitePostbackStore: PostbackStore {
         }
     }
 
-    /// Throws when the path no longer leads to the file this store opened.
-    private func checkFile() throws(StoreError) {
-        guard let path, let identity, FileIdentity(path: path) != identity else { return }
-        throw StoreError(.fileReplaced, "the database file \(path) was removed or replaced while the store had it open")
+    /// Throws when the path no longer leads to the files this store opened, or they were cut short; `after` a
+    /// commit, also when the commit's WAL is not there. A removed WAL is first emptied into the main file.
+    private func checkFile(after: Bool = false) throws(StoreError) {
+        guard let files else { return }
+        do {
+            try after ? files.confirm() : files.check()
+        } catch {
+            if files.walIsGone { try? database.writeWithoutTransaction { db in _ = try db.checkpoint(.full) } }
+            throw error
+        }
     }
 
     /// Closes the database so that it is whole in its main file: no `-wal` or `-shm` is left beside it.
@@ -238,11 +251,14 @@ public final class SQLitePostbackStore: PostbackStore {
             checkpointer.close()
             try? await database.writeWithoutTransaction { db in SQLiteCheckpointer.detach(watch, from: db) }
         }
-        if let path, let identity, FileIdentity(path: path) != identity {
+        do throws(StoreError) {
+            try checkFile()
+        } catch {
+            files?.retire()
             try? database.close()
-            throw StoreError(.fileReplaced, "the database file \(path) was removed or replaced while the store had it "
-                             + "open; what was written since is not in it")
+            throw StoreError(.fileReplaced, error.reason + "; what was written since may not be in it")
         }
+        files?.retire()
         do {
             // Whole rollups for whoever opens the file next, an older release that reads them alone included.
             // Synchronous: a close after a shutdown deadline runs in a cancelled task, where GRDB's async write

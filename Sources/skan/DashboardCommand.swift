@@ -64,6 +64,8 @@ struct DashboardCommand: AsyncParsableCommand {
             throw CLIError(error.reason)
         } catch let error as ReportError {
             throw CLIError(error.reason)
+        } catch let error as ListenerError {
+            throw CLIError(error.reason, exitCode: .failure)
         }
     }
 }

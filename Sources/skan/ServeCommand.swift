@@ -5,9 +5,9 @@ import SKANCollector
 import SKANCore
 import SKANDashboard
 import SKANHTTP
+import SKANSigner
 import ServiceLifecycle
 import SKANStore
-import Synchronization
 
 /// `skan serve`: the collector, receiving postbacks over HTTP.
 struct ServeCommand: AsyncParsableCommand {
@@ -20,8 +20,11 @@ struct ServeCommand: AsyncParsableCommand {
             GET /healthz on the device port (--host, --port), and the operator routes GET /metrics, /stats and \
             /postbacks/{transaction-id} (and /healthz) on the admin port (--admin-host, --admin-port; loopback, or \
             a bearer token from --admin-token-file). Answers 200 only once the postback is \
-            committed to the SQLite database (created with its schema on first start). SIGINT or SIGTERM stops \
-            it gracefully: in-flight requests finish and the database closes cleanly.
+            committed to the SQLite database (created with its schema on first start). --dashboard-port and \
+            --signer-port add the dashboard and the signer, each on a private listener of its own, to the same \
+            process. Every port is tried before anything is created, and the listening lines are printed once all \
+            are bound. SIGINT or SIGTERM stops it gracefully: in-flight requests finish and the database closes \
+            cleanly.
             """
     )
 
@@ -79,6 +82,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A file whose first line is the bearer token the dashboard requires (mode 600).")
     var dashboardTokenFile: String?
 
+    @Option(help: "Also serve the signer (skan signer's POST /v1/impressions, GET /v1/keys, /metrics) on this port, a private listener of its own; needs --signer-key.")
+    var signerPort: Int?
+
+    @Option(help: ArgumentHelp("A private key file for the signer ([AD-NETWORK-ID=]PEM), as skan signer --key. Repeatable.",
+                               valueName: "[id=]pem"))
+    var signerKey: [String] = []
+
+    @Option(help: "The signer listener's address (loopback: this machine only; any other needs --signer-token-file).")
+    var signerHost = "127.0.0.1"
+
+    @Option(help: "A file whose first line is the bearer token the signer requires (mode 600).")
+    var signerTokenFile: String?
+
     func run() async throws {
         let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
         let verifier = AttributionVerifier(keyRing: try keys.keyRing())
@@ -86,7 +102,19 @@ struct ServeCommand: AsyncParsableCommand {
         let connections = try listener.connectionLimit(logger: logger)
         let adminAccess = try Self.access(host: adminHost, tokenFile: adminTokenFile,
                                           options: .init(host: "--admin-host", tokenFile: "--admin-token-file"))
-        let store = try storage.open(db)
+        let dashboardAccess = try dashboardPort.map { _ throws(CLIError) in
+            try Self.access(host: dashboardHost, tokenFile: dashboardTokenFile,
+                            options: .init(host: "--dashboard-host", tokenFile: "--dashboard-token-file"))
+        }
+        let signerKeys: SignerKeys? = try signerPort.map { _ throws(CLIError) in
+            guard !signerKey.isEmpty else { throw CLIError("--signer-port needs at least one --signer-key") }
+            return try SignerKeys.load(signerKey, option: "--signer-key")
+        }
+        if signerPort == nil, !signerKey.isEmpty { throw CLIError("--signer-key is used only with --signer-port") }
+        let signerAccess = try signerPort.map { _ throws(CLIError) in
+            try Self.access(host: signerHost, tokenFile: signerTokenFile,
+                            options: .init(host: "--signer-host", tokenFile: "--signer-token-file"))
+        }
         var configuration = CollectorConfiguration(host: host, port: port, adminAccess: adminAccess,
                                                    adminPort: adminPort, logsBodies: logBodies,
                                                    eventLoopThreads: eventLoops,
@@ -98,76 +126,97 @@ struct ServeCommand: AsyncParsableCommand {
                                                    shutdownTimeout: try ListenerOptions.duration(
                                                        shutdownTimeout, option: "--shutdown-timeout"))
         if !paths.isEmpty { configuration.postbackPaths = paths }
+        // Every listener's port is tried before anything is created: a busy port leaves no database file behind.
+        try await Self.probe(configuration, dashboard: dashboardPort.map { ($0, dashboardHost) },
+                             signer: signerPort.map { ($0, signerHost) })
+        let location = try StoreLocation(db)
+        let store = try storage.open(db)
         let collector: Collector
         do {
             collector = try Collector(configuration: configuration, store: store, verifier: verifier, logger: logger)
         } catch {
             throw CLIError(error.reason)
         }
-        let host = host
-        let location = try StoreLocation(db)
-        let db = location.display
-        var beside: [any Service] = []
-        var reader: (any PostbackReader)?
-        if let dashboardPort {
+        var composition = collector.composition()
+        var lines: [(name: String, line: @Sendable (Int) -> String)] = [
+            ("device", { [host, db = location.display] in "listening on http://\(Self.url(host: host)):\($0) (database \(db))" }),
+            ("admin", { [adminURL = Self.url(host: adminAccess.bindHost)] in
+                "admin on http://\(adminURL):\($0) (/stats, /metrics, /postbacks/{transaction-id})" }),
+        ]
+        if let dashboardPort, let dashboardAccess {
             // The reader needs the schema: migrate now (the collector's own migration then finds nothing to do).
             do { try await store.migrate() } catch { throw CLIError(error.reason) }
             let opened = try await location.openReader()
-            reader = opened
-            let access: OperatorAccess
-            do {
-                access = try Self.access(host: dashboardHost, tokenFile: dashboardTokenFile,
-                                         options: .init(host: "--dashboard-host", tokenFile: "--dashboard-token-file"))
-            } catch {
-                await opened.close()
-                throw error
-            }
             do {
                 let dashboard = try await Dashboard(reader: opened)
                 if !dashboard.hasCharts {
                     logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); the dashboard shows tables only")
                 }
-                let dashboardHost = dashboardHost
-                // Through the collector's front door: the same timeouts, and one connection budget for all three
-                // listeners, so that idle sockets on the dashboard's port cannot take the device port's descriptors.
-                beside.append(DashboardServer(dashboard: dashboard, access: access, port: dashboardPort, logger: logger,
-                                              frontDoor: collector.frontDoor)
-                    .application { port in
-                    FileHandle.standardOutput.write(Data("skan serve: dashboard on http://\(dashboardHost):\(port)/\n".utf8))
-                })
+                // Through the collector's front door: the same timeouts, and one connection budget for every
+                // listener, so that idle sockets on the dashboard's port cannot take the device port's descriptors.
+                var server = DashboardServer(dashboard: dashboard, access: dashboardAccess, port: dashboardPort,
+                                             logger: logger, frontDoor: collector.frontDoor)
+                server.portOption = "--dashboard-port"
+                // Closed by the group before the store, so that the store's close is the last and leaves no WAL.
+                server.ownedReader = opened
+                composition.add(server)
+                lines.append(("dashboard", { [url = Self.url(host: dashboardAccess.bindHost)] in "dashboard on http://\(url):\($0)/" }))
             } catch {
                 await opened.close()
                 throw CLIError(error.reason)
             }
         }
+        if let signerPort, let signerKeys, let signerAccess {
+            var signer = Signer(keys: signerKeys, access: signerAccess, port: signerPort, logger: logger,
+                                frontDoor: collector.frontDoor)
+            signer.portOption = "--signer-port"
+            composition.add(signer)
+            lines.append(("signer", { [url = Self.url(host: signerAccess.bindHost)] in
+                "signer on http://\(url):\($0) (POST /v1/impressions)" }))
+        }
+        let announced = lines
         do {
-            // Both lines once both listeners are up, the device port's first, whichever binds first.
-            let bound = Mutex<(device: Int?, admin: Int?)>((nil, nil))
-            let adminURL = Self.url(host: adminAccess.bindHost)
-            let announce: @Sendable () -> Void = {
-                let ready = bound.withLock { ports -> (Int, Int)? in
-                    guard let device = ports.device, let admin = ports.admin else { return nil }
-                    ports = (nil, nil)
-                    return (device, admin)
-                }
-                guard let (device, admin) = ready else { return }
-                // A line a script (and the SIGKILL test) can wait for and read the port from, then the admin port's.
-                // Written straight to the descriptor so that it is not held in stdio's buffer when piped.
-                FileHandle.standardOutput.write(Data(("skan serve: listening on http://\(host):\(device) (database \(db))\n"
-                    + "skan serve: admin on http://\(adminURL):\(admin) (/stats, /metrics, /postbacks/{transaction-id})\n").utf8))
+            // Once every listener is bound, and only then: a line a script (and the tests) can wait for and read
+            // the ports from. Written straight to the descriptor so that it is not held in stdio's buffer when piped.
+            try await composition.run { bound in
+                let text = announced.compactMap { name, line in bound[name].map { "skan serve: " + line($0) + "\n" } }.joined()
+                FileHandle.standardOutput.write(Data(text.utf8))
             }
-            try await collector.run(beside: beside, onServerRunning: { port in
-                bound.withLock { $0.device = port }
-                announce()
-            }, onAdminRunning: { port in
-                bound.withLock { $0.admin = port }
-                announce()
-            })
+            logger.info("stopped; the store is closed")
         } catch {
-            await reader?.close()
+            throw CLIError(Self.describe(error), exitCode: .failure)
+        }
+    }
+
+    /// Tries every listener's address before anything is created.
+    static func probe(_ configuration: CollectorConfiguration, dashboard: (port: Int, host: String)?,
+                      signer: (port: Int, host: String)?) async throws(CLIError) {
+        var listeners: [Listener] = [
+            .device("device", option: "--port", host: configuration.host, port: configuration.port) { _ in },
+            .device("admin", option: "--admin-port", host: configuration.adminAccess.bindHost,
+                    port: configuration.adminPort) { _ in },
+        ]
+        if let dashboard {
+            listeners.append(.device("dashboard", option: "--dashboard-port", host: dashboard.host, port: dashboard.port) { _ in })
+        }
+        if let signer {
+            listeners.append(.device("signer", option: "--signer-port", host: signer.host, port: signer.port) { _ in })
+        }
+        do {
+            try await ListenerProbe.check(listeners)
+        } catch {
             throw CLIError(error.reason, exitCode: .failure)
         }
-        await reader?.close()
+    }
+
+    /// A failure of the running services in one line: a listener's or the store's own sentence.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as ListenerError: error.reason
+        case let error as CollectorError: error.reason
+        case let error as StoreError: error.reason
+        default: "the collector stopped: \(error)"
+        }
     }
 }
 

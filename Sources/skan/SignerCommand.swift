@@ -5,7 +5,6 @@ import SKANCore
 import SKANHTTP
 import SKANSigner
 import SKANStore
-import Synchronization
 
 /// `skan signer`: signs impressions over HTTP for the network's ad servers.
 struct SignerCommand: AsyncParsableCommand {
@@ -65,58 +64,41 @@ struct SignerCommand: AsyncParsableCommand {
     var impressionsViaRouter = false
 
     func run() async throws {
-        var keys = SignerKeys()
-        for argument in key {
-            var network: String?
-            var path = argument
-            if let equals = argument.firstIndex(of: "="), !FileManager.default.fileExists(atPath: argument) {
-                network = String(argument[..<equals])
-                path = String(argument[argument.index(after: equals)...])
-            }
-            keys.add(try KeyFiles.privateKeyKeptSecret(path, option: "--key"), network: network)
-        }
+        let keys = try SignerKeys.load(key, option: "--key")
         let access = try ServeCommand.access(host: host, tokenFile: tokenFile,
                                              options: .init(host: "--host", tokenFile: "--token-file"))
         let logger = LogSetup.make(label: "skan.signer", level: logLevel.level)
         guard webAdTtl > 0 else { throw CLIError("--web-ad-ttl must be a positive number of seconds, got \(webAdTtl)") }
         guard maxWebAds > 0 else { throw CLIError("--max-web-ads must be at least 1, got \(maxWebAds)") }
         let frontDoor = try listener.frontDoor(logger: logger)
-        let store: any WebAdStore = try db.map { text throws(CLIError) in try StoreLocation(text).openWebAdStore() } ?? MemoryWebAdStore()
-        do {
-            try await store.migrate()
-        } catch {
-            throw CLIError("--db: \(error.reason)")
+        // Both ports are tried before the web-ad store is opened: a busy port leaves no database file behind.
+        var probes: [Listener] = [.device("signer", option: "--port", host: access.bindHost, port: port) { _ in }]
+        if let publicPort {
+            probes.append(.device("public", option: "--public-port", host: publicHost, port: publicPort) { _ in })
         }
+        do {
+            try await ListenerProbe.check(probes)
+        } catch {
+            throw CLIError(error.reason, exitCode: .failure)
+        }
+        // Migrated before the listeners bind and closed after they stop, by the signer's service group.
+        let store: any WebAdStore = try db.map { text throws(CLIError) in try StoreLocation(text).openWebAdStore() } ?? MemoryWebAdStore()
         let (host, publicHost) = (host, publicHost)
         var signer = Signer(keys: keys, access: access, port: port, logger: logger, webAdStore: store,
                             webAdLifetime: TimeInterval(webAdTtl), maximumWebAds: maxWebAds, publicHost: publicHost,
                             publicPort: publicPort, frontDoor: frontDoor)
         signer.answersImpressionsOnEventLoop = !impressionsViaRouter
-        // Both lines once both listeners are up, private first, whichever binds first.
-        let bound = Mutex<(signing: Int?, public: Int?)>((nil, publicPort == nil ? 0 : nil))
-        let announce: @Sendable () -> Void = {
-            let ready = bound.withLock { ports -> (Int, Int)? in
-                guard let signing = ports.signing, let open = ports.public else { return nil }
-                ports = (nil, nil)
-                return (signing, open)
-            }
-            guard let (signing, open) = ready else { return }
-            var text = "skan signer: listening on http://\(host):\(signing)\n"
-            if open != 0 { text += "skan signer: web-ad payloads for Safari on http://\(publicHost):\(open)\n" }
-            FileHandle.standardOutput.write(Data(text.utf8))
-        }
         do {
-            try await signer.run(onServerRunning: { port in
-                bound.withLock { $0.signing = port }
-                announce()
-            }, onPublicRunning: { port in
-                bound.withLock { $0.public = port }
-                announce()
-            })
-        } catch {
-            try? await store.close()
-            throw error
+            // Once every listener is bound, private first.
+            try await signer.run { bound in
+                var text = "skan signer: listening on http://\(host):\(bound["signer"] ?? 0)\n"
+                if let open = bound["public"] { text += "skan signer: web-ad payloads for Safari on http://\(publicHost):\(open)\n" }
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+        } catch let error as ListenerError {
+            throw CLIError(error.reason, exitCode: .failure)
+        } catch let error as StoreError {
+            throw CLIError("--db: \(error.reason)", exitCode: .failure)
         }
-        try? await store.close()
     }
 }

@@ -2,6 +2,7 @@ import SKANTestSupport
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import SKANCore
 import SKANStore
 import SKANStoreSQLite
 import SKANStorePostgres
@@ -53,21 +54,7 @@ struct CrashRecoveryTests {
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<16 {
-                group.addTask {
-                    var index = worker
-                    while index < bodies.count {
-                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(first.port)/postbacks")
-                        request.method = .POST
-                        request.headers.add(name: "content-type", value: "application/json")
-                        request.body = .bytes(ByteBuffer(string: bodies[index].json))
-                        guard let response = try? await client.execute(request, timeout: .seconds(5)) else { return }
-                        let reply = try? await response.body.collect(upTo: 1024)
-                        if response.status == .ok, let reply, String(buffer: reply) == #"{"status":"accepted"}"# {
-                            acknowledged.ids.withLock { $0.append(bodies[index].transactionID) }
-                        }
-                        index += 16
-                    }
-                }
+                group.addTask { await Self.post(bodies, worker: worker, of: 16, port: first.port, client: client, into: acknowledged) }
             }
             group.addTask {
                 // Kill mid-load, without warning: no graceful shutdown, no checkpoint.
@@ -80,6 +67,29 @@ struct CrashRecoveryTests {
         #expect(first.terminationSignal == SIGKILL)
 
         return acknowledged.ids.withLock { $0 }
+    }
+
+    /// Posts every `workers`-th of `bodies` from `worker` on, one at a time, and records the transaction ids answered
+    /// `accepted`; returns at the first request that gets no answer (the server stopped).
+    static func post(_ bodies: [Postback], worker: Int, of workers: Int, port: Int, client: HTTPClient,
+                     into acknowledged: Acknowledged) async {
+        var index = worker
+        while index < bodies.count {
+            guard let accepted = await accept(bodies[index], port: port, client: client) else { return }
+            if accepted { acknowledged.ids.withLock { $0.append(bodies[index].transactionID) } }
+            index += workers
+        }
+    }
+
+    /// Posts `postback` once: whether it was answered `accepted`, or `nil` when no answer came (the server stopped).
+    static func accept(_ postback: Postback, port: Int, client: HTTPClient) async -> Bool? {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/postbacks")
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: postback.json))
+        guard let response = try? await client.execute(request, timeout: .seconds(10)) else { return nil }
+        let reply = try? await response.body.collect(upTo: 1024)
+        return response.status == .ok && reply.map { String(buffer: $0) } == #"{"status":"accepted"}"#
     }
 
     @Test("on PostgreSQL: every acknowledged postback is a row after SIGKILL under load",
@@ -107,6 +117,8 @@ final class ServerProcess: @unchecked Sendable {
     let adminPort: Int
     /// What the server logs, readable once it has exited.
     let errors = Pipe()
+    /// What it printed once its listeners were up: a line per listener.
+    let banner: String
 
     /// `extraArguments` go to `skan serve` after the ones every test needs (e.g. `--log-bodies`).
     init(binary: String, database: String, logLevel: String = "warning", extraArguments: [String] = []) throws {
@@ -136,6 +148,16 @@ final class ServerProcess: @unchecked Sendable {
         self.process = process
         self.port = port
         self.adminPort = admin ?? 0
+        banner = text
+    }
+
+    /// The port of the listener whose banner line starts `skan serve: NAME on`, e.g. `dashboard`.
+    func port(of name: String) -> Int? {
+        text(after: "skan serve: \(name) on http://127.0.0.1:").flatMap { Int($0.prefix { $0.isNumber }) }
+    }
+
+    private func text(after prefix: String) -> Substring? {
+        banner.range(of: prefix).map { banner[$0.upperBound...] }
     }
 
     func kill(_ signal: Int32) { Foundation.kill(process.processIdentifier, signal) }

@@ -117,26 +117,26 @@ struct FrontDoorTests {
                                       store: try SQLitePostbackStore(inMemoryWith: RejectionCap()),
                                       verifier: TestPostbacks.verifier, logger: logger)
         let dashboard = try await Dashboard(reader: EmptyReader())
-        let (flooded, answered) = try await collector.serve(onPorts: { ports in
-            // The dashboard beside the collector, as `skan serve --dashboard-port` runs it: through its front door.
-            try await ListenerUnderTest.run(logger: logger, { dashboardPort in
-                // Three listeners share 12, each guaranteed 2: the dashboard may hold 8, and the ninth waits.
-                var held: [SlowClient] = []
-                for _ in 0..<8 {
-                    let client = try SlowClient(port: dashboardPort)
-                    guard client.exchange(ListenerUnderTest.probe, patience: .seconds(20)) != nil else { break }
-                    held.append(client)
-                }
-                let ninth = try SlowClient(port: dashboardPort)
-                let waited = ninth.exchange(ListenerUnderTest.probe, patience: .seconds(1)) == nil
-                let device = try SlowClient(port: ports.device).exchange(ListenerUnderTest.probe, patience: .seconds(10))
-                let admin = try SlowClient(port: ports.admin).exchange(ListenerUnderTest.probe, patience: .seconds(10))
-                return (waited ? held.count : held.count + 1, [device, admin].map { $0?.hasPrefix("HTTP/1.1 200") == true })
-            }) { port in
-                [DashboardServer(dashboard: dashboard, access: .loopback, port: 0, logger: logger,
-                                 frontDoor: collector.frontDoor).application(onServerRunning: port)]
+        // The dashboard beside the collector in its one service group, as `skan serve --dashboard-port` runs it:
+        // through its front door.
+        var composition = collector.composition()
+        composition.add(DashboardServer(dashboard: dashboard, access: .loopback, port: 0, logger: logger,
+                                        frontDoor: collector.frontDoor))
+        let (flooded, answered) = try await composition.serve { bound in
+            let (dashboardPort, device, admin) = (bound["dashboard"] ?? 0, bound["device"] ?? 0, bound["admin"] ?? 0)
+            // Three listeners share 12, each guaranteed 2: the dashboard may hold 8, and the ninth waits.
+            var held: [SlowClient] = []
+            for _ in 0..<8 {
+                let client = try SlowClient(port: dashboardPort)
+                guard client.exchange(ListenerUnderTest.probe, patience: .seconds(20)) != nil else { break }
+                held.append(client)
             }
-        })
+            let ninth = try SlowClient(port: dashboardPort)
+            let waited = ninth.exchange(ListenerUnderTest.probe, patience: .seconds(1)) == nil
+            let deviceReply = try SlowClient(port: device).exchange(ListenerUnderTest.probe, patience: .seconds(10))
+            let adminReply = try SlowClient(port: admin).exchange(ListenerUnderTest.probe, patience: .seconds(10))
+            return (waited ? held.count : held.count + 1, [deviceReply, adminReply].map { $0?.hasPrefix("HTTP/1.1 200") == true })
+        }
         print("front door: the dashboard held \(flooded) of 12; device and admin /healthz answered: \(answered)")
         #expect(flooded == 8)
         #expect(answered == [true, true])

@@ -63,18 +63,14 @@ enum ListenerUnderTest: String, CaseIterable, Sendable, CustomTestStringConverti
             let door = FrontDoor(timeouts: timeouts, budget: limit.map { ConnectionBudget(limit: $0, logger: logger) })
             let signer = Signer(keys: SignerKeys(), port: 0, logger: logger, webAdStore: MemoryWebAdStore(),
                                 publicHost: "127.0.0.1", publicPort: 0, frontDoor: door)
-            let isPrivate = self == .signerPrivate
-            return try await Self.run(logger: logger, body) { port in
-                signer.services(onServerRunning: { if isPrivate { await port($0) } },
-                                onPublicRunning: { if !isPrivate { await port($0) } })
-            }
+            let name = self == .signerPrivate ? "signer" : "public"
+            return try await signer.composition().serve { bound in try await body(bound[name] ?? 0) }
         case .dashboard:
             let door = FrontDoor(timeouts: timeouts, budget: limit.map { ConnectionBudget(limit: $0, logger: logger) })
             let dashboard = try await Dashboard(reader: EmptyReader())
-            return try await Self.run(logger: logger, body) { port in
-                [DashboardServer(dashboard: dashboard, access: .loopback, port: 0, logger: logger, frontDoor: door)
-                    .application(onServerRunning: port)]
-            }
+            var composition = ServiceComposition(frontDoor: door, logger: logger)
+            composition.add(DashboardServer(dashboard: dashboard, access: .loopback, port: 0, logger: logger, frontDoor: door))
+            return try await composition.serve { bound in try await body(bound["dashboard"] ?? 0) }
         }
     }
 
@@ -82,31 +78,6 @@ enum ListenerUnderTest: String, CaseIterable, Sendable, CustomTestStringConverti
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         return logger
-    }
-
-    /// Runs `services` in a group until `body`, given the port they report, returns; then shuts them down.
-    static func run<T: Sendable>(logger: Logger, _ body: @escaping @Sendable (Int) async throws -> T,
-                                 services: (@escaping @Sendable (Int) async -> Void) -> [any Service]) async throws -> T {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services { continuation.yield($0) }, logger: logger))
-        return try await withThrowingTaskGroup(of: T?.self) { tasks in
-            tasks.addTask {
-                defer { continuation.finish() }
-                try await group.run()
-                return nil
-            }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else {
-                try await tasks.waitForAll()
-                throw SlowClientError("the server stopped before its listener was up")
-            }
-            let outcome: Result<T, any Error>
-            do { outcome = .success(try await body(port)) } catch { outcome = .failure(error) }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return try outcome.get()
-        }
     }
 }
 

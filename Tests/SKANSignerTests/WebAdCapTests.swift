@@ -22,19 +22,9 @@ struct WebAdCapTests {
                       webAdSweepInterval: sweep, now: { clock.now })
     }
 
-    /// Runs the signer's services (no public port) until `body` returns.
+    /// Runs the signer's services (no public port) in their one service group until `body` returns.
     static func running<T: Sendable>(_ signer: Signer, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: signer.services(), logger: logger))
-        return try await withThrowingTaskGroup(of: T?.self) { tasks in
-            tasks.addTask { try await group.run(); return nil }
-            let outcome: Result<T, any Error>
-            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            return try outcome.get()
-        }
+        try await signer.composition().serve { _ in try await body() }
     }
 
     /// Polls `condition` every 20 ms for up to 10 s.

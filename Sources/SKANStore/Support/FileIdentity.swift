@@ -19,6 +19,12 @@ public struct FileIdentity: Hashable, Sendable {
         inode = UInt64(status.st_ino)
     }
 
+    /// An identity from `stat(2)`'s fields.
+    public init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+
     /// `path` with its folder resolved (symlinks, `.`, `..`) and its last component kept: how a file that does
     /// not exist yet is named, so that a name the database will create later (its `-wal`) is recognised too.
     public static func canonicalName(of path: String) -> String {
