@@ -6,7 +6,7 @@ import Synchronization
 /// store, and the reference the store conformance suite holds every engine to: the same outcomes, the same
 /// counts, the same rows back, in a hundred lines anyone can read.
 public final class MemoryPostbackStore: PostbackStore {
-    private struct State {
+    struct State {
         var postbacks: [StoredPostback] = []
         var keys: Set<DedupKey> = []
         var byVersion: [String: Int] = [:]
@@ -15,9 +15,11 @@ public final class MemoryPostbackStore: PostbackStore {
         var rejectedDropped = 0
         var duplicates = 0
         var isClosed = false
+        /// The relay's queue (``MemoryOutboxTable``), written under the same lock as the postbacks.
+        var outbox = MemoryOutboxTable()
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let cap: RejectionCap
 
     /// An empty store keeping refusals within `rejectionCap`.
@@ -43,6 +45,7 @@ public final class MemoryPostbackStore: PostbackStore {
                     }
                     state.postbacks.append(Self.stored(accepted))
                     state.byVersion[accepted.statsVersion, default: 0] += 1
+                    if !accepted.outbox.isEmpty { state.outbox.enqueue(accepted.outbox, now: accepted.receivedAt) }
                     outcomes.append(.stored)
                 case .rejected(let rejected):
                     state.rejected.append(rejected.status)
