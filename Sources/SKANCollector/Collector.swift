@@ -33,9 +33,11 @@ public struct Collector: Sendable {
     let failureLog: StoreFailureLog
     let logger: Logger
 
-    /// Makes a collector over `store`, trusting the keys of `verifier`.
+    /// Makes a collector over `store`, trusting the keys of `verifier`; `relay` decides what each accepted
+    /// postback queues in the store's outbox (`nil`: nothing, at no cost).
     public init(configuration: CollectorConfiguration, store: any PostbackStore,
                 verifier: AttributionVerifier = AttributionVerifier(), logger: Logger,
+                relay: (any OutboxRouting)? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws(CollectorError) {
         try configuration.validate()
         self.configuration = configuration
@@ -46,7 +48,7 @@ public struct Collector: Sendable {
         writer = GroupCommitWriter(store: store, commitInterval: configuration.commitInterval,
                                    onFailure: failureLog.record)
         pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger,
-                                    logsBodies: configuration.logsBodies, now: now)
+                                    logsBodies: configuration.logsBodies, relay: relay, now: now)
         metrics = CollectorMetrics()
         frontDoor = FrontDoor(timeouts: configuration.timeouts,
                               budget: configuration.maximumConnections.map { ConnectionBudget(limit: $0, logger: logger) })
