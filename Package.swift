@@ -216,6 +216,8 @@ let package = Package(
             name: "SKANTestSupport",
             dependencies: [
                 "SKANCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

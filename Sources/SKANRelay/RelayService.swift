@@ -60,15 +60,16 @@ public struct RelayService: Service {
 
     /// The loop of one destination, until cancelled.
     private func deliver(to destination: RelayDestination, sender: RelaySender) async {
-        // A batch takes at most a timeout per round of `inFlight` requests; the lease outlasts that.
-        let rounds = (batchSize + destination.inFlight - 1) / destination.inFlight
-        let lease = destination.timeout * rounds + .seconds(30)
+        // Two rounds of `inFlight` per batch, so that a batch takes at most two timeouts and its lease can be short:
+        // a killed sender's entries are due again soon after, and a live one never outlasts its lease.
+        let batch = min(batchSize, destination.inFlight * 2)
+        let lease = destination.timeout * 2 + .seconds(15)
         var failing = false
         while !Task.isCancelled {
             let now = clock.now()
             let entries: [OutboxEntry]
             do {
-                entries = try await outbox.claim(destination: destination.name, limit: batchSize, now: now,
+                entries = try await outbox.claim(destination: destination.name, limit: batch, now: now,
                                                  leaseUntil: now.addingTimeInterval(lease.seconds))
                 failing = false
             } catch {

@@ -6,6 +6,7 @@ import SKANCore
 import SKANDashboard
 import SKANHTTP
 import ServiceLifecycle
+import SKANRelay
 import SKANStore
 import SKANStoreSQLite
 import Synchronization
@@ -80,6 +81,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A file whose first line is the bearer token the dashboard requires (mode 600).")
     var dashboardTokenFile: String?
 
+    @Option(help: "A JSON file of destinations to relay accepted postbacks to, at least once (docs/guides/relay.md).")
+    var relay: String?
+
     func run() async throws {
         let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
         let verifier = AttributionVerifier(keyRing: try keys.keyRing())
@@ -88,6 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
         let adminAccess = try Self.access(host: adminHost, tokenFile: adminTokenFile,
                                           options: .init(host: "--admin-host", tokenFile: "--admin-token-file"))
         let store = try storage.open(db)
+        let relaying = try RelayCommand.relaying(relay, store: store)
         var configuration = CollectorConfiguration(host: host, port: port, adminAccess: adminAccess,
                                                    adminPort: adminPort, logsBodies: logBodies,
                                                    eventLoopThreads: eventLoops,
@@ -101,7 +106,8 @@ struct ServeCommand: AsyncParsableCommand {
         if !paths.isEmpty { configuration.postbackPaths = paths }
         let collector: Collector
         do {
-            collector = try Collector(configuration: configuration, store: store, verifier: verifier, logger: logger)
+            collector = try Collector(configuration: configuration, store: store, verifier: verifier, logger: logger,
+                                      relay: relaying.map { RelayRouter(configuration: $0.configuration) })
         } catch {
             throw CLIError(error.reason)
         }
@@ -110,6 +116,14 @@ struct ServeCommand: AsyncParsableCommand {
         let db = location.display
         var beside: [any Service] = []
         var reader: (any PostbackReader)?
+        if let relaying {
+            // The relay claims from the outbox as soon as it starts: the schema must be there first.
+            do { try await store.migrate() } catch { throw CLIError(error.reason) }
+            beside.append(RelayService(configuration: relaying.configuration, outbox: relaying.outbox,
+                                       metrics: RelayMetrics(registry: collector.metrics.registry,
+                                                             destinations: relaying.configuration.destinations.map(\.name)),
+                                       logger: logger))
+        }
         if let dashboardPort {
             // The reader needs the schema: migrate now (the collector's own migration then finds nothing to do).
             do { try await store.migrate() } catch { throw CLIError(error.reason) }

@@ -5,6 +5,7 @@ import SKANCore
 import SKANRelay
 import SKANStore
 import SKANStoreSQLite
+import SKANTestSupport
 import Testing
 
 /// The relay against a real local HTTP receiver that fails, stalls, answers 429, is down, or answers garbage.

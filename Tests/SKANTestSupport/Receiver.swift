@@ -7,42 +7,42 @@ import Synchronization
 
 /// A local HTTP server standing in for a partner: it answers each attempt as its script says, and records every
 /// attempt (key, body, headers) and every postback it accepted.
-final class Receiver: Sendable {
-    enum Answer: Sendable {
+public final class Receiver: Sendable {
+    public enum Answer: Sendable {
         case accept
         case status(Int, retryAfter: String? = nil)
         /// Never answers (until the request is cut).
         case stall
     }
 
-    struct Attempt: Sendable {
-        let key: String
-        let body: [UInt8]
-        let headers: HTTPFields
+    public struct Attempt: Sendable {
+        public let key: String
+        public let body: [UInt8]
+        public let headers: HTTPFields
     }
 
     private struct State {
-        var attempts: [Attempt] = []
-        var accepted: [String: [UInt8]] = [:]
+        public var attempts: [Attempt] = []
+        public var accepted: [String: [UInt8]] = [:]
         var running: Task<Void, any Error>?
     }
 
     /// The answer to the `n`th attempt (1-based) of a key.
-    let script: @Sendable (_ key: String, _ attempt: Int) -> Answer
+    public let script: @Sendable (_ key: String, _ attempt: Int) -> Answer
     private let state = Mutex(State())
 
-    init(script: @escaping @Sendable (_ key: String, _ attempt: Int) -> Answer = { _, _ in .accept }) {
+    public init(script: @escaping @Sendable (_ key: String, _ attempt: Int) -> Answer = { _, _ in .accept }) {
         self.script = script
     }
 
-    var attempts: [Attempt] { state.withLock { $0.attempts } }
+    public var attempts: [Attempt] { state.withLock { $0.attempts } }
     /// Bodies of accepted postbacks by idempotency key.
-    var accepted: [String: [UInt8]] { state.withLock { $0.accepted } }
+    public var accepted: [String: [UInt8]] { state.withLock { $0.accepted } }
 
-    func attempts(of key: String) -> Int { attempts.filter { $0.key == key }.count }
+    public func attempts(of key: String) -> Int { attempts.filter { $0.key == key }.count }
 
     /// Starts listening on `port` (0: a free one) and returns the port.
-    func start(port: Int = 0) async throws -> Int {
+    public func start(port: Int = 0) async throws -> Int {
         let router = Router()
         router.post("/in") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
@@ -74,7 +74,7 @@ final class Receiver: Sendable {
         throw CancellationError()
     }
 
-    func stop() async {
+    public func stop() async {
         let task = state.withLock { $0.running }
         task?.cancel()
         _ = try? await task?.value
@@ -82,8 +82,8 @@ final class Receiver: Sendable {
 }
 
 /// A TCP server that answers anything with bytes that are not HTTP, then closes.
-enum GarbageServer {
-    static func start() async throws -> (port: Int, channel: any Channel) {
+public enum GarbageServer {
+    public static func start() async throws -> (port: Int, channel: any Channel) {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in channel.pipeline.addHandler(Garbage()) }
             .bind(host: "127.0.0.1", port: 0).get()
