@@ -35,6 +35,8 @@ struct RelayDeliveryTests {
         let keys = try await H.write(20, to: store, configuration: configuration)
         let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
         #expect(await H.eventually { receiver.accepted.count == 20 })
+        // The receiver counts a postback before its answer reaches the relay: wait for the settlement.
+        #expect(try await H.eventually { try await store.depths().allSatisfy { $0.pending == 0 && $0.dead == 0 } })
         relay.cancel()
         _ = try? await relay.value
         #expect(Set(receiver.accepted.keys) == Set(keys))
@@ -44,7 +46,6 @@ struct RelayDeliveryTests {
             #expect(attempts.count == 3)
             #expect(Set(attempts.map(\.body)).count == 1)
         }
-        #expect(try await store.depths().allSatisfy { $0.pending == 0 && $0.dead == 0 })
         await receiver.stop()
         try await store.close()
     }

@@ -11,6 +11,10 @@ struct OutboxConformanceTests {
     typealias Engine = StoreConformanceTests.Engine
     typealias T = SQLitePostbackStoreTests
 
+    /// The engines with an outbox. PostgreSQL has none yet (its `FOR UPDATE SKIP LOCKED` claim is still to be
+    /// written: `skan serve --relay` refuses a postgres:// database until then); it joins here when it does.
+    static let engines = Engine.allCases.filter { $0 != .postgres }
+
     static let t0 = T.receivedAt
 
     /// An accepted postback queued for `destinations`.
@@ -28,7 +32,7 @@ struct OutboxConformanceTests {
     }
 
     @Test("queues an entry per destination with a stored postback, none with a duplicate or a refusal",
-          arguments: Engine.allCases)
+          arguments: engines)
     func queuedInTheWrite(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
@@ -46,7 +50,7 @@ struct OutboxConformanceTests {
         try await store.close()
     }
 
-    @Test("a claimed entry is not handed out again until its lease ends", arguments: Engine.allCases)
+    @Test("a claimed entry is not handed out again until its lease ends", arguments: engines)
     func lease(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
@@ -65,7 +69,7 @@ struct OutboxConformanceTests {
     }
 
     @Test("settles: sent leaves, retried waits and counts its attempt, dead is kept apart and revived",
-          arguments: Engine.allCases)
+          arguments: engines)
     func settle(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
@@ -94,7 +98,7 @@ struct OutboxConformanceTests {
         try await store.close()
     }
 
-    @Test("queues a replay outside the write path", arguments: Engine.allCases)
+    @Test("queues a replay outside the write path", arguments: engines)
     func enqueue(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
