@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "SKANReports", targets: ["SKANReports"]),
         .library(name: "SKANSigner", targets: ["SKANSigner"]),
         .library(name: "SKANDashboard", targets: ["SKANDashboard"]),
+        .library(name: "SKANRelay", targets: ["SKANRelay"]),
     ],
     dependencies: [
         // Exact: CSKANP256Table declares BoringSSL internals by hand against this version (Scripts/check-p256-symbols.sh).
@@ -127,6 +128,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The relay: destinations, routing into the store's outbox, and the delivery service.
+        .target(
+            name: "SKANRelay",
+            dependencies: [
+                "SKANCore",
+                "SKANStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "SKANSigner",
             dependencies: [
@@ -181,6 +199,7 @@ let package = Package(
                 "SKANSigner",
                 "SKANDashboard",
                 "SKANHTTP",
+                "SKANRelay",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -196,6 +215,8 @@ let package = Package(
             name: "SKANTestSupport",
             dependencies: [
                 "SKANCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -245,6 +266,19 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SKANRelayTests",
+            dependencies: [
+                "SKANRelay", "SKANCore", "SKANStore", "SKANStoreSQLite", "SKANStorePostgres", "SKANCollector", "SKANTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

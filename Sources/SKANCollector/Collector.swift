@@ -42,9 +42,11 @@ public struct Collector: Sendable {
     let eventLoopGroup: (any EventLoopGroup)?
     let logger: Logger
 
-    /// Makes a collector over `store`, trusting the keys of `verifier`.
+    /// Makes a collector over `store`, trusting the keys of `verifier`; `relay` decides what each accepted
+    /// postback queues in the store's outbox (`nil`: nothing, at no cost).
     public init(configuration: CollectorConfiguration, store: any PostbackStore,
                 verifier: AttributionVerifier = AttributionVerifier(), logger: Logger,
+                relay: (any OutboxRouting)? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws(CollectorError) {
         try configuration.validate()
         self.configuration = configuration
@@ -55,7 +57,7 @@ public struct Collector: Sendable {
         writer = GroupCommitWriter(store: store, commitInterval: configuration.commitInterval,
                                    onFailure: failureLog.record)
         pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger,
-                                    logsBodies: configuration.logsBodies, now: now)
+                                    logsBodies: configuration.logsBodies, relay: relay, now: now)
         metrics = CollectorMetrics()
         eventLoopGroup = configuration.eventLoopThreads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         frontDoor = FrontDoor(timeouts: configuration.timeouts,

@@ -19,6 +19,9 @@ public struct AcceptedPostback: Sendable {
     public let receivedAt: Date
     /// Where it came from: the HTTP path, or `ingest:FILE`.
     public let endpoint: String
+    /// What the relay queues with it (``Outbox``): written in its transaction when it is stored, dropped when it
+    /// is a duplicate. Empty, the default, costs the write nothing.
+    public var outbox: [OutboxItem] = []
 
     /// Makes an accepted entry.
     public init(attribution: VerifiedAttribution, rawBody: [UInt8], receivedAt: Date, endpoint: String) {

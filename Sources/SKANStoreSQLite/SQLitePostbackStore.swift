@@ -10,7 +10,7 @@ import Synchronization
 /// hands over many postbacks per call, so one transaction (and with ``SQLiteDurability/full`` one fsync)
 /// covers a whole batch.
 public final class SQLitePostbackStore: PostbackStore {
-    private let database: any DatabaseWriter
+    let database: any DatabaseWriter
     private let cap: RejectionCap
     /// The file, or `nil` in memory.
     private let path: String?

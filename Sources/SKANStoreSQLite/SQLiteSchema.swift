@@ -180,6 +180,7 @@ enum SQLiteSchema {
                     """, arguments: [rollup.name])
             }
         }
+        migrator.registerMigration("0009-relay-outbox") { db in try db.execute(sql: SQLiteOutbox.schema) }
         return migrator
     }
 

@@ -7,6 +7,7 @@ import SKANDashboard
 import SKANHTTP
 import SKANSigner
 import ServiceLifecycle
+import SKANRelay
 import SKANStore
 
 /// `skan serve`: the collector, receiving postbacks over HTTP.
@@ -95,6 +96,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A file whose first line is the bearer token the signer requires (mode 600).")
     var signerTokenFile: String?
 
+    @Option(help: "A JSON file of destinations to relay accepted postbacks to, at least once (docs/guides/relay.md).")
+    var relay: String?
+
     func run() async throws {
         let logger = LogSetup.make(label: "skan.serve", level: logLevel.level)
         let verifier = AttributionVerifier(keyRing: try keys.keyRing())
@@ -131,9 +135,11 @@ struct ServeCommand: AsyncParsableCommand {
                              signer: signerPort.map { ($0, signerHost) })
         let location = try StoreLocation(db)
         let store = try storage.open(db)
+        let relaying = try RelayCommand.relaying(relay, store: store)
         let collector: Collector
         do {
-            collector = try Collector(configuration: configuration, store: store, verifier: verifier, logger: logger)
+            collector = try Collector(configuration: configuration, store: store, verifier: verifier, logger: logger,
+                                      relay: relaying.map { RelayRouter(configuration: $0.configuration) })
         } catch {
             throw CLIError(error.reason)
         }
@@ -143,6 +149,14 @@ struct ServeCommand: AsyncParsableCommand {
             ("admin", { [adminURL = Self.url(host: adminAccess.bindHost)] in
                 "admin on http://\(adminURL):\($0) (/stats, /metrics, /postbacks/{transaction-id})" }),
         ]
+        if let relaying {
+            // Started after the migrations (a worker of the group): it claims from the outbox at once.
+            composition.add(worker: RelayService(
+                configuration: relaying.configuration, outbox: relaying.outbox,
+                metrics: RelayMetrics(registry: collector.metrics.registry,
+                                      destinations: relaying.configuration.destinations.map(\.name)),
+                logger: logger))
+        }
         if let dashboardPort, let dashboardAccess {
             // The reader needs the schema: migrate now (the collector's own migration then finds nothing to do).
             do { try await store.migrate() } catch { throw CLIError(error.reason) }

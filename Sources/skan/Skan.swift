@@ -18,6 +18,7 @@ struct Skan: AsyncParsableCommand {
             VerifyImpressionCommand.self,
             KeygenCommand.self,
             ServeCommand.self,
+            RelayCommand.self,
             SignerCommand.self,
             DashboardCommand.self,
             IngestCommand.self,

@@ -46,11 +46,11 @@ struct CrashRecoveryTests {
 
     /// Starts `skan serve --db database`, posts 6,000 distinct postbacks from 16 workers, kills the server with
     /// SIGKILL once 300 were acknowledged, and returns the transaction ids it answered `accepted` for.
-    static func loadAndKill(database path: String) async throws -> [String] {
+    static func loadAndKill(database path: String, extraArguments: [String] = []) async throws -> [String] {
         let acknowledged = Acknowledged()
         let bodies = (0..<6000).map { _ in TestPostbacks.postback() }
 
-        let first = try ServerProcess(binary: Self.binary, database: path)
+        let first = try ServerProcess(binary: Self.binary, database: path, extraArguments: extraArguments)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<16 {

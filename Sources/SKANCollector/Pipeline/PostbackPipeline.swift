@@ -16,10 +16,13 @@ public struct PostbackPipeline: Sendable {
     public let now: @Sendable () -> Date
     let logger: Logger
     let logsBodies: Bool
+    /// Which destinations each accepted postback is queued for, in its transaction; `nil`: no relay, nothing queued.
+    let relay: (any OutboxRouting)?
 
     /// Makes a pipeline.
     public init(verifier: AttributionVerifier, writer: GroupCommitWriter, logger: Logger, logsBodies: Bool = false,
-                now: @escaping @Sendable () -> Date = Date.init) {
+                relay: (any OutboxRouting)? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+        self.relay = relay
         self.verifier = verifier
         self.writer = writer
         self.logger = logger
@@ -96,8 +99,9 @@ public struct PostbackPipeline: Sendable {
         let receivedAt = receivedAt ?? now()
         if case .valid(let verified) = verdict {
             let basis = ReplyBasis(version: verified.fields.frameworkVersion, framework: verified.framework, refusal: nil)
-            return (.accepted(AcceptedPostback(attribution: verified, rawBody: body, receivedAt: receivedAt,
-                                               endpoint: endpoint)), basis)
+            var accepted = AcceptedPostback(attribution: verified, rawBody: body, receivedAt: receivedAt, endpoint: endpoint)
+            if let relay { accepted.outbox = relay.items(for: accepted, arrival: Arrival()) }
+            return (.accepted(accepted), basis)
         }
         // What the client sent is escaped and cut before any handler sees it: a refusal is logged before (or
         // because) its values failed their checks.

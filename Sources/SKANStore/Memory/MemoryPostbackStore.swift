@@ -18,6 +18,8 @@ public final class MemoryPostbackStore: PostbackStore {
         var rejectedDropped = 0
         var duplicates = 0
         var isClosed = false
+        /// The relay's queue (``MemoryOutboxTable``), written under the same lock as the postbacks.
+        var outbox = MemoryOutboxTable()
     }
 
     let state = Mutex(State())
@@ -46,6 +48,7 @@ public final class MemoryPostbackStore: PostbackStore {
                     }
                     state.postbacks.append(PostbackTable.columns.map { $0.value(accepted) })
                     state.byKey[accepted.counterKey, default: 0] += 1
+                    if !accepted.outbox.isEmpty { state.outbox.enqueue(accepted.outbox, now: accepted.receivedAt) }
                     outcomes.append(.stored)
                 case .rejected(let rejected):
                     state.rejectedCount += 1

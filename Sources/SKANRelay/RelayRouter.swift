@@ -1,0 +1,107 @@
+import Crypto
+import Foundation
+import SKANCore
+import SKANStore
+
+/// Decides, for each accepted postback, which destinations get it and renders what they get: the collector's
+/// pipeline asks it on the request's thread, before the write, so the writer's transaction only inserts.
+public struct RelayRouter: OutboxRouting {
+    /// The configuration it routes by.
+    public let configuration: RelayConfiguration
+
+    /// Routes by `configuration`.
+    public init(configuration: RelayConfiguration) {
+        self.configuration = configuration
+    }
+
+    public func items(for postback: AcceptedPostback, arrival: Arrival) -> [OutboxItem] {
+        var items: [OutboxItem] = []
+        for destination in configuration.destinations where destination.filter.takes(postback) {
+            items.append(item(for: postback, arrival: arrival, to: destination))
+        }
+        return items
+    }
+
+    /// What `destination` gets for `postback`: also what a replay of a stored postback queues.
+    public func item(for postback: AcceptedPostback, arrival: Arrival, to destination: RelayDestination) -> OutboxItem {
+        let key = Self.idempotencyKey(destination: destination.name, postback.dedupKey)
+        switch destination.body {
+        case .received:
+            return OutboxItem(destination: destination.name, idempotencyKey: key, body: postback.rawBody)
+        case .json(let extras):
+            var members = JSONWriter()
+            for extra in extras {
+                switch extra {
+                case .receivedAt: members.string(extra.rawValue, Timestamp.iso8601(postback.receivedAt))
+                case .ipAddress: members.string(extra.rawValue, clientAddress(arrival))
+                case .userAgent: members.string(extra.rawValue, arrival.userAgent)
+                }
+            }
+            return OutboxItem(destination: destination.name, idempotencyKey: key,
+                              body: Self.adding(members.json, to: postback.rawBody))
+        }
+    }
+
+    /// The device's address: the peer's, unless the peer is a trusted proxy, then the nearest address in
+    /// `X-Forwarded-For` that is not one (the ones before it could be anything the client wrote).
+    func clientAddress(_ arrival: Arrival) -> String? {
+        guard let peer = arrival.peer else { return nil }
+        guard configuration.trustedProxies.contains(peer), let forwarded = arrival.forwardedFor else { return peer }
+        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return hops.last { !configuration.trustedProxies.contains($0) } ?? hops.first ?? peer
+    }
+
+    /// The key is the same on every attempt, and on a replay, of one postback to one destination: a hash of the
+    /// destination and the postback's dedup key, so that the partner can drop repeats.
+    public static func idempotencyKey(destination: String, _ key: DedupKey) -> String {
+        var hash = SHA256()
+        for part in [destination, key.framework.rawValue, key.network, key.dedupID, String(key.window)] {
+            hash.update(data: Array(part.utf8) + [0])
+        }
+        return hash.finalize().prefix(16).map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
+        }.joined()
+    }
+
+    /// `members` (a JSON object's text) added at the end of the object `body`; `body` as it is when it is not an
+    /// object (an accepted postback always is) or there is nothing to add.
+    static func adding(_ members: String, to body: [UInt8]) -> [UInt8] {
+        let inner = members.utf8.dropFirst().dropLast()
+        guard !inner.isEmpty, let close = body.lastIndex(where: { !Self.isSpace($0) }), body[close] == UInt8(ascii: "}"),
+              let open = body.firstIndex(where: { !Self.isSpace($0) }), body[open] == UInt8(ascii: "{") else { return body }
+        let before = body[open + 1 ..< close].lastIndex(where: { !Self.isSpace($0) })
+        var out = Array(body[..<close])
+        if before != nil { out.append(UInt8(ascii: ",")) }
+        out.append(contentsOf: inner)
+        out.append(contentsOf: body[close...])
+        return out
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+}
+
+extension RelayFilter {
+    /// Whether a destination with this filter takes `postback`.
+    public func takes(_ postback: AcceptedPostback) -> Bool {
+        let fields = postback.attribution.fields
+        if !frameworks.isEmpty && !frameworks.contains(postback.attribution.framework) { return false }
+        if !adNetworkIDs.isEmpty && !adNetworkIDs.contains(fields.network) { return false }
+        if !appIDs.isEmpty && !appIDs.contains(fields.appID) { return false }
+        if !paths.isEmpty && !paths.contains(postback.endpoint) { return false }
+        if !copies.isEmpty && !copies.contains(RelayCopy(of: postback)) { return false }
+        return true
+    }
+}
+
+extension RelayCopy {
+    /// Apple sends developer copies to the advertiser's `/.well-known/…/report-attribution/` paths; a postback
+    /// without `did-win` (SKAdNetwork before 3.0) went to the winner only.
+    public init(of postback: AcceptedPostback) {
+        if postback.endpoint.hasPrefix("/.well-known/") {
+            self = .developer
+        } else {
+            self = postback.attribution.fields.didWin == false ? .nonWinning : .winning
+        }
+    }
+}

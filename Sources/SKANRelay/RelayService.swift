@@ -1,0 +1,144 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import ServiceLifecycle
+import SKANStore
+import Synchronization
+
+/// Sends what the outbox holds to its destinations, at least once: a ``Service`` in the collector's one group.
+///
+/// One loop per destination claims a batch of due entries with a lease, sends them with at most
+/// ``RelayDestination/inFlight`` requests at once, and settles the batch in one transaction. Postback ingest never
+/// waits on it: the write path only inserts the entries. A graceful shutdown stops delivery at once: requests in
+/// flight are cancelled and their entries released, due again at the next start; a crash leaves them leased, due
+/// again when the lease ends. Either way nothing is lost, and a postback may be sent twice, with the same key.
+public struct RelayService: Service {
+    /// The destinations.
+    public let configuration: RelayConfiguration
+    let outbox: any Outbox
+    let metrics: RelayMetrics?
+    let logger: Logger
+    let clock: RelayClock
+    let backoff: RelayBackoff
+    /// How long an idle loop waits before it looks for due entries again.
+    let pollInterval: Duration
+    /// Entries claimed at once per destination.
+    let batchSize: Int
+    /// How often the outbox gauges are read.
+    let metricsInterval: Duration
+
+    /// Makes the service; nothing is sent before ``run()``.
+    public init(configuration: RelayConfiguration, outbox: any Outbox, metrics: RelayMetrics? = nil, logger: Logger,
+                clock: RelayClock = .system, backoff: RelayBackoff = RelayBackoff(),
+                pollInterval: Duration = .milliseconds(200), batchSize: Int = 64,
+                metricsInterval: Duration = .seconds(10)) {
+        self.configuration = configuration
+        self.outbox = outbox
+        self.metrics = metrics
+        self.logger = logger
+        self.clock = clock
+        self.backoff = backoff
+        self.pollInterval = pollInterval
+        self.batchSize = batchSize
+        self.metricsInterval = metricsInterval
+    }
+
+    public func run() async throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton,
+                                configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+        let sender = RelaySender(client: client)
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                for destination in configuration.destinations {
+                    group.addTask { await deliver(to: destination, sender: sender) }
+                }
+                if metrics != nil { group.addTask { await refreshGauges() } }
+            }
+        }
+        try? await client.shutdown()
+    }
+
+    /// The loop of one destination, until cancelled.
+    private func deliver(to destination: RelayDestination, sender: RelaySender) async {
+        // Two rounds of `inFlight` per batch, so that a batch takes at most two timeouts and its lease can be short:
+        // a killed sender's entries are due again soon after, and a live one never outlasts its lease.
+        let batch = min(batchSize, destination.inFlight * 2)
+        let lease = destination.timeout * 2 + .seconds(15)
+        var failing = false
+        while !Task.isCancelled {
+            let now = clock.now()
+            let entries: [OutboxEntry]
+            do {
+                entries = try await outbox.claim(destination: destination.name, limit: batch, now: now,
+                                                 leaseUntil: now.addingTimeInterval(lease.seconds))
+                failing = false
+            } catch {
+                if !Task.isCancelled && !failing {
+                    logger.error("cannot read the relay outbox", metadata: ["destination": "\(destination.name)", "error": "\(error.reason)"])
+                }
+                failing = true
+                try? await clock.sleep(pollInterval)
+                continue
+            }
+            if entries.isEmpty {
+                try? await clock.sleep(pollInterval)
+                continue
+            }
+            let settlements = await send(entries, to: destination, sender: sender)
+            await settle(settlements, destination: destination)
+        }
+    }
+
+    /// Sends `entries` with at most `inFlight` at once; one settlement per entry.
+    private func send(_ entries: [OutboxEntry], to destination: RelayDestination, sender: RelaySender) async -> [OutboxSettlement] {
+        let (clock, backoff) = (clock, backoff)
+        return await withTaskGroup(of: OutboxSettlement.self) { group in
+            var waiting = entries.makeIterator()
+            func start(_ entry: OutboxEntry) {
+                group.addTask {
+                    let attempt = await sender.send(entry, to: destination)
+                    return attempt.settlement(of: entry, destination: destination, backoff: backoff, now: clock.now(),
+                                              jitter: clock.jitter())
+                }
+            }
+            for _ in 0 ..< destination.inFlight {
+                guard let entry = waiting.next() else { break }
+                start(entry)
+            }
+            var settlements: [OutboxSettlement] = []
+            while let settlement = await group.next() {
+                settlements.append(settlement)
+                if let entry = waiting.next() { start(entry) }
+            }
+            return settlements
+        }
+    }
+
+    /// Settles a batch even while delivery is being cancelled (a new task is not cancelled with this one, and is
+    /// awaited here): what was sent leaves the outbox, what was not is released.
+    private func settle(_ settlements: [OutboxSettlement], destination: RelayDestination) async {
+        let (outbox, logger, metrics) = (outbox, logger, metrics)
+        await Task {
+            do throws(StoreError) {
+                try await outbox.settle(settlements)
+            } catch {
+                // Still leased: sent again once the lease ends, with the same key.
+                logger.error("cannot settle relay entries", metadata: ["destination": "\(destination.name)", "error": "\(error.reason)"])
+                return
+            }
+            for settlement in settlements {
+                metrics?.record(settlement, destination: destination.name)
+                if case .dead(_, let error) = settlement {
+                    logger.warning("a relay entry is a dead letter", metadata: ["destination": "\(destination.name)", "error": "\(error)"])
+                }
+            }
+        }.value
+    }
+
+    private func refreshGauges() async {
+        while !Task.isCancelled {
+            if let depths = try? await outbox.depths() { metrics?.record(depths, now: clock.now()) }
+            try? await clock.sleep(metricsInterval)
+        }
+    }
+}

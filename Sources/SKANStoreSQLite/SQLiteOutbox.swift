@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+import SKANStore
+
+/// The relay's outbox in the collector's SQLite file (``Outbox``). Entries are written by the postback insert's
+/// transaction (``SQLitePostbackStore/write(_:)``); claims and settlements are short transactions of their own on
+/// the same writer, never holding it across a delivery.
+enum SQLiteOutbox {
+    /// Migration `0009-relay-outbox`. `due_at` is the next time an entry may be claimed: its retry time, or the end
+    /// of its lease while claimed (a sender that dies leaves it due again then). The index serves the claim, which
+    /// reads one destination's live entries in due order.
+    static let schema = """
+        CREATE TABLE relay_outbox (
+            id INTEGER PRIMARY KEY,
+            destination TEXT NOT NULL,
+            idempotency_key TEXT NOT NULL,
+            body BLOB NOT NULL,
+            created_at INTEGER NOT NULL,
+            due_at INTEGER NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            dead INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT
+        );
+        CREATE INDEX relay_outbox_due ON relay_outbox (destination, dead, due_at)
+        """
+
+    static let insert = """
+        INSERT INTO relay_outbox (destination, idempotency_key, body, created_at, due_at) VALUES (?, ?, ?, ?, ?)
+        """
+
+    /// One insert per item, inside the caller's transaction.
+    static func enqueue(_ items: [OutboxItem], now: Date, in db: Database) throws {
+        let statement = try db.cachedStatement(sql: insert)
+        let now = now.outboxMilliseconds
+        for item in items {
+            try statement.execute(arguments: [item.destination, item.idempotencyKey, Data(item.body), now, now])
+        }
+    }
+}
+
+extension SQLitePostbackStore: Outbox {
+    public func claim(destination: String, limit: Int, now: Date, leaseUntil: Date) async throws(StoreError) -> [OutboxEntry] {
+        try await outboxWrite("claim outbox entries") { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, idempotency_key, body, attempts, created_at FROM relay_outbox
+                WHERE destination = ? AND dead = 0 AND due_at <= ? ORDER BY due_at, id LIMIT ?
+                """, arguments: [destination, now.outboxMilliseconds, limit])
+            let update = try db.cachedStatement(sql: "UPDATE relay_outbox SET due_at = ? WHERE id = ?")
+            return try rows.map { row in
+                let id: Int64 = row[0]
+                try update.execute(arguments: [leaseUntil.outboxMilliseconds, id])
+                let body: Data = row[2]
+                return OutboxEntry(id: id, item: OutboxItem(destination: destination, idempotencyKey: row[1],
+                                                            body: [UInt8](body)),
+                                   attempts: row[3], createdAt: Date(outboxMilliseconds: row[4]))
+            }
+        }
+    }
+
+    public func settle(_ settlements: [OutboxSettlement]) async throws(StoreError) {
+        guard !settlements.isEmpty else { return }
+        try await outboxWrite("settle outbox entries") { db in
+            for settlement in settlements {
+                switch settlement {
+                case .sent(let id):
+                    try db.cachedStatement(sql: "DELETE FROM relay_outbox WHERE id = ?").execute(arguments: [id])
+                case .retry(let id, let at, let error):
+                    try db.cachedStatement(sql: "UPDATE relay_outbox SET due_at = ?, attempts = attempts + 1, last_error = ? WHERE id = ?")
+                        .execute(arguments: [at.outboxMilliseconds, error, id])
+                case .dead(let id, let error):
+                    try db.cachedStatement(sql: "UPDATE relay_outbox SET dead = 1, attempts = attempts + 1, last_error = ? WHERE id = ?")
+                        .execute(arguments: [error, id])
+                case .release(let id, let at):
+                    try db.cachedStatement(sql: "UPDATE relay_outbox SET due_at = ? WHERE id = ?")
+                        .execute(arguments: [at.outboxMilliseconds, id])
+                }
+            }
+        }
+    }
+
+    public func depths() async throws(StoreError) -> [OutboxDepth] {
+        do {
+            return try await database.read { db in
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT destination, sum(dead = 0), sum(dead), min(CASE WHEN dead = 0 THEN created_at END),
+                        (SELECT last_error FROM relay_outbox AS e WHERE e.destination = o.destination
+                            AND e.last_error IS NOT NULL ORDER BY e.id DESC LIMIT 1)
+                    FROM relay_outbox AS o GROUP BY destination ORDER BY destination
+                    """)
+                return rows.map { row in
+                    OutboxDepth(destination: row[0], pending: row[1], dead: row[2],
+                                oldest: (row[3] as Int64?).map(Date.init(outboxMilliseconds:)), lastError: row[4])
+                }
+            }
+        } catch {
+            throw StoreError(.readFailed, "cannot read the relay outbox: \(error)")
+        }
+    }
+
+    public func reviveDead(destination: String?, now: Date) async throws(StoreError) -> Int {
+        try await outboxWrite("revive dead letters") { db in
+            try db.execute(sql: """
+                UPDATE relay_outbox SET dead = 0, attempts = 0, due_at = ? WHERE dead = 1 AND (? IS NULL OR destination = ?)
+                """, arguments: [now.outboxMilliseconds, destination, destination])
+            return db.changesCount
+        }
+    }
+
+    public func enqueue(_ items: [OutboxItem], now: Date) async throws(StoreError) {
+        try await outboxWrite("queue outbox entries") { db in try SQLiteOutbox.enqueue(items, now: now, in: db) }
+    }
+
+    private func outboxWrite<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        do {
+            return try await database.write(body)
+        } catch {
+            throw StoreError(.writeFailed, "cannot \(what): \(error)")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import SKANRelay
+import SKANStore
+
+/// `skan relay`: what the relay's outbox holds, and dead letters sent again.
+struct RelayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relay",
+        abstract: "See and steer the relay's outbox: what waits per destination, and dead letters sent again.",
+        discussion: """
+            skan serve --relay FILE queues every accepted postback for each destination that takes it, in the \
+            transaction that stores it, and sends it at least once (docs/guides/relay.md).
+            """,
+        subcommands: [Status.self, Retry.self]
+    )
+
+    /// The relay configuration at `path` and the outbox of `store`, or `nil` without a path; refuses a store that
+    /// keeps no outbox.
+    static func relaying(_ path: String?, store: any PostbackStore) throws(CLIError)
+        -> (configuration: RelayConfiguration, outbox: any Outbox)? {
+        guard let path else { return nil }
+        let configuration: RelayConfiguration
+        do {
+            configuration = try RelayConfiguration.load(path: path)
+        } catch {
+            throw CLIError(error.reason)
+        }
+        return (configuration, try outbox(of: store))
+    }
+
+    static func outbox(of store: any PostbackStore) throws(CLIError) -> any Outbox {
+        guard let outbox = store as? any Outbox else {
+            throw CLIError("this database engine keeps no relay outbox yet; use a SQLite --db for --relay")
+        }
+        return outbox
+    }
+
+    /// Opens the store at `db` with its schema up to date, runs `body` on its outbox, and closes it.
+    static func withOutbox<T>(_ db: String, _ body: (any Outbox) async throws -> T) async throws -> T {
+        let store = try StoreLocation(db).openStore()
+        do {
+            try await store.migrate()
+            let result = try await body(try outbox(of: store))
+            try await store.close()
+            return result
+        } catch let error as StoreError {
+            try? await store.close()
+            throw CLIError(error.reason, exitCode: .failure)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Per destination: entries waiting, dead letters, the oldest waiting and the last error.")
+
+        @Option(help: "The collector's SQLite database.")
+        var db = "skan.sqlite"
+
+        func run() async throws {
+            let depths = try await RelayCommand.withOutbox(db) { try await $0.depths() }
+            var lines = [["DESTINATION", "QUEUED", "DEAD", "OLDEST", "LAST ERROR"]]
+            for depth in depths {
+                lines.append([depth.destination, String(depth.pending), String(depth.dead),
+                              depth.oldest.map(Timestamp.iso8601) ?? "-", depth.lastError ?? "-"])
+            }
+            if depths.isEmpty { lines.append(["(nothing queued)", "", "", "", ""]) }
+            let widths = (0 ..< 4).map { column in lines.map { $0[column].count }.max() ?? 0 }
+            for line in lines {
+                let padded = line.enumerated().map { index, cell in
+                    index < 4 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell
+                }
+                print(padded.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            }
+        }
+    }
+
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make dead letters due again, their attempts reset (a running skan serve --relay sends them).")
+
+        @Option(help: "The collector's SQLite database.")
+        var db = "skan.sqlite"
+
+        @Flag(help: "Retry the dead letters (required: the only kind of entry this sends again).")
+        var dead = false
+
+        @Option(help: "Only this destination's (default: every destination's).")
+        var destination: String?
+
+        func run() async throws {
+            guard dead else { throw CLIError("skan relay retry: say --dead: only dead letters are retried") }
+            let destination = destination
+            let count = try await RelayCommand.withOutbox(db) { try await $0.reviveDead(destination: destination, now: Date()) }
+            print("\(count) dead letter\(count == 1 ? "" : "s") due again\(destination.map { " for \($0)" } ?? "")")
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import SKANTestSupport
+import Testing
+
+/// The real `skan serve --relay`, killed with SIGKILL while it delivers, sends every postback it acknowledged once
+/// it is started again: the outbox entry commits with the postback, and a killed sender's lease runs out.
+@Suite("Relay crash recovery", .serialized)
+struct RelayCrashTests {
+    @Test("every acknowledged postback reaches the receiver across a SIGKILL during delivery (SQLite)",
+          .enabled(if: CrashRecoveryTests.isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(2)))
+    func sigkillDuringDelivery() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("skan.sqlite").path
+        // Slow enough that delivery is under way, not finished, when the kill comes.
+        let receiver = Receiver { _, attempt in attempt == 1 ? .status(503) : .accept }
+        let port = try await receiver.start()
+        let relay = folder.appendingPathComponent("relay.json")
+        try #"{"destinations": [{"name": "partner", "url": "http://127.0.0.1:\#(port)/in", "in-flight": 4, "timeout-seconds": 2}]}"#
+            .write(to: relay, atomically: true, encoding: .utf8)
+        let arguments = ["--relay", relay.path]
+        let ids = try await CrashRecoveryTests.loadAndKill(database: path, extraArguments: arguments)
+        #expect(ids.count >= 300)
+        let second = try ServerProcess(binary: CrashRecoveryTests.binary, database: path, extraArguments: arguments)
+        // A killed sender's entries wait for their lease (a few minutes at most); entries it never claimed go at once.
+        let delivered = await Self.eventually(seconds: 90) { Set(Self.transactionIDs(receiver)).isSuperset(of: ids) }
+        second.kill(SIGTERM)
+        await second.waitUntilExit()
+        let received = Set(Self.transactionIDs(receiver))
+        let missing = Set(ids).subtracting(received)
+        #expect(delivered && missing.isEmpty, "the receiver never got \(missing.count) of \(ids.count) acknowledged postbacks")
+        // One key per postback: repeats (the 503s, and what the kill cut) carried the same key.
+        #expect(Set(receiver.attempts.map(\.key)).count == receiver.accepted.count)
+        await receiver.stop()
+    }
+
+    static func transactionIDs(_ receiver: Receiver) -> [String] {
+        receiver.accepted.values.compactMap { body in
+            (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["transaction-id"] as? String
+        }
+    }
+
+    static func eventually(seconds: Double, _ condition: () -> Bool) async -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return condition()
+    }
+}

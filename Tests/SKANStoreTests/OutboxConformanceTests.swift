@@ -1,0 +1,120 @@
+import Foundation
+import SKANCore
+import SKANStore
+import SKANTestSupport
+import Testing
+
+/// Every engine's relay outbox (``Outbox``) behaves as the memory engine's: entries queued only with a stored
+/// postback, claimed under a lease, settled, counted and revived alike.
+@Suite("Outbox conformance")
+struct OutboxConformanceTests {
+    typealias Engine = StoreConformanceTests.Engine
+    typealias T = SQLitePostbackStoreTests
+
+    /// The engines with an outbox. PostgreSQL has none yet (its `FOR UPDATE SKIP LOCKED` claim is still to be
+    /// written: `skan serve --relay` refuses a postgres:// database until then); it joins here when it does.
+    static let engines = Engine.allCases.filter { $0 != .postgres }
+
+    static let t0 = T.receivedAt
+
+    /// An accepted postback queued for `destinations`.
+    static func accepted(_ destinations: [String], transactionID: String = UUID().uuidString.lowercased()) -> StoreEntry {
+        let (verified, body) = TestPostbacks.verified(transactionID: transactionID)
+        var accepted = AcceptedPostback(attribution: verified, rawBody: body, receivedAt: t0, endpoint: "/postbacks")
+        accepted.outbox = destinations.map {
+            OutboxItem(destination: $0, idempotencyKey: "\($0)-\(transactionID)", body: Array("{\"to\":\"\($0)\"}".utf8))
+        }
+        return .accepted(accepted)
+    }
+
+    static func outbox(_ store: any PostbackStore) throws -> any Outbox {
+        try #require(store as? any Outbox, "\(type(of: store)) keeps no outbox")
+    }
+
+    @Test("queues an entry per destination with a stored postback, none with a duplicate or a refusal",
+          arguments: engines)
+    func queuedInTheWrite(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let outbox = try Self.outbox(store)
+        let first = Self.accepted(["a", "b"], transactionID: "t-1")
+        let outcomes = try await store.write([first, Self.accepted(["a", "b"], transactionID: "t-1"), T.rejected("malformed"),
+                                              Self.accepted([], transactionID: "t-2")])
+        #expect(outcomes == [.stored, .duplicate, .rejectionRecorded, .stored])
+        let depths = try await outbox.depths()
+        #expect(depths == [OutboxDepth(destination: "a", pending: 1, dead: 0, oldest: Self.t0.truncatedToMilliseconds, lastError: nil),
+                           OutboxDepth(destination: "b", pending: 1, dead: 0, oldest: Self.t0.truncatedToMilliseconds, lastError: nil)])
+        let claimed = try await outbox.claim(destination: "a", limit: 10, now: Self.t0, leaseUntil: Self.t0 + 60)
+        #expect(claimed.map(\.item) == [OutboxItem(destination: "a", idempotencyKey: "a-t-1", body: Array("{\"to\":\"a\"}".utf8))])
+        #expect(claimed.first?.attempts == 0)
+        try await store.close()
+    }
+
+    @Test("a claimed entry is not handed out again until its lease ends", arguments: engines)
+    func lease(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let outbox = try Self.outbox(store)
+        _ = try await store.write((0 ..< 5).map { _ in Self.accepted(["a"]) })
+        let first = try await outbox.claim(destination: "a", limit: 3, now: Self.t0, leaseUntil: Self.t0 + 60)
+        let second = try await outbox.claim(destination: "a", limit: 10, now: Self.t0 + 1, leaseUntil: Self.t0 + 61)
+        #expect(first.count == 3)
+        #expect(second.count == 2)
+        #expect(Set(first.map(\.id)).isDisjoint(with: second.map(\.id)))
+        #expect(try await outbox.claim(destination: "a", limit: 10, now: Self.t0 + 59, leaseUntil: Self.t0 + 120).isEmpty)
+        // The sender of the first batch died: its entries are due again once the lease ends.
+        let again = try await outbox.claim(destination: "a", limit: 10, now: Self.t0 + 60, leaseUntil: Self.t0 + 120)
+        #expect(Set(again.map(\.id)) == Set(first.map(\.id)))
+        try await store.close()
+    }
+
+    @Test("settles: sent leaves, retried waits and counts its attempt, dead is kept apart and revived",
+          arguments: engines)
+    func settle(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let outbox = try Self.outbox(store)
+        _ = try await store.write((0 ..< 4).map { _ in Self.accepted(["a"]) })
+        let claimed = try await outbox.claim(destination: "a", limit: 4, now: Self.t0, leaseUntil: Self.t0 + 60)
+        try #require(claimed.count == 4)
+        try await outbox.settle([.sent(id: claimed[0].id), .retry(id: claimed[1].id, at: Self.t0 + 10, error: "HTTP 503"),
+                                 .dead(id: claimed[2].id, error: "HTTP 404"), .release(id: claimed[3].id, at: Self.t0)])
+        var depths = try await outbox.depths()
+        #expect(depths == [OutboxDepth(destination: "a", pending: 2, dead: 1, oldest: Self.t0.truncatedToMilliseconds,
+                                       lastError: "HTTP 404")])
+        let released = try await outbox.claim(destination: "a", limit: 4, now: Self.t0 + 1, leaseUntil: Self.t0 + 60)
+        #expect(released.map(\.id) == [claimed[3].id])
+        #expect(released.first?.attempts == 0)
+        let retried = try await outbox.claim(destination: "a", limit: 4, now: Self.t0 + 10, leaseUntil: Self.t0 + 70)
+        #expect(retried.map(\.id) == [claimed[1].id])
+        #expect(retried.first?.attempts == 1)
+        #expect(try await outbox.reviveDead(destination: "other", now: Self.t0 + 20) == 0)
+        #expect(try await outbox.reviveDead(destination: nil, now: Self.t0 + 20) == 1)
+        depths = try await outbox.depths()
+        #expect(depths.first?.dead == 0)
+        let revived = try await outbox.claim(destination: "a", limit: 4, now: Self.t0 + 20, leaseUntil: Self.t0 + 80)
+        #expect(revived.map(\.id) == [claimed[2].id])
+        #expect(revived.first?.attempts == 0)
+        try await store.close()
+    }
+
+    @Test("queues a replay outside the write path", arguments: engines)
+    func enqueue(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let outbox = try Self.outbox(store)
+        let item = OutboxItem(destination: "new", idempotencyKey: "k", body: [1, 2, 3])
+        try await outbox.enqueue([item, item], now: Self.t0)
+        let claimed = try await outbox.claim(destination: "new", limit: 10, now: Self.t0, leaseUntil: Self.t0 + 60)
+        #expect(claimed.map(\.item) == [item, item])
+        #expect(try await outbox.depths().map(\.pending) == [2])
+        try await store.close()
+    }
+}
+
+extension Date {
+    /// The date as the outbox keeps it: whole milliseconds.
+    var truncatedToMilliseconds: Date { Date(outboxMilliseconds: outboxMilliseconds) }
+
+    static func + (date: Date, seconds: Int) -> Date { date.addingTimeInterval(TimeInterval(seconds)) }
+}
