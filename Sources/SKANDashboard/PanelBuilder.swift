@@ -35,6 +35,18 @@ struct PanelBuilder {
                       eventNames: request.schema?.eventNames ?? [])
     }
 
+    /// Streams the report for `fields` in this view, one row at a time, and returns its request; a campaign of
+    /// several identifiers is run as ``report(_:schema:)`` runs it (each part small) and handed over row by row.
+    func stream(_ fields: [ReportField], each: (ReportRow) throws -> Void) async throws -> ReportRequest {
+        let request = try view.request(fields: fields, schema: nil)
+        if campaignMembers.count > 1 {
+            for row in try await report(fields).rows { try each(row) }
+        } else {
+            try await ReportBuilder.stream(request, on: reader, each: each)
+        }
+        return request
+    }
+
     /// Keys in the engine's order: an absent value first, numbers as numbers.
     static func keyOrder(_ a: [String?], _ b: [String?]) -> Bool {
         for (x, y) in zip(a, b) where x != y {
