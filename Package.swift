@@ -39,6 +39,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // Its default trait only (JSON): `--config FILE` is JSON, and the other traits would pull in Yams or
+        // swift-log integrations the command line does not use.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -205,6 +208,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CSV", package: "CSV.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict,
             plugins: ["GitCommit"]

@@ -37,6 +37,8 @@ struct DashboardCommand: AsyncParsableCommand {
 
     @OptionGroup var listener: ListenerOptions
 
+    @OptionGroup var deployment: DeploymentOptions
+
     func run() async throws {
         let location = try StoreLocation(db)
         let logger = LogSetup.make(label: "skan.dashboard", level: logLevel.level)

@@ -71,6 +71,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var listener: ListenerOptions
 
+    @OptionGroup var deployment: DeploymentOptions
+
     @Option(help: "Seconds a graceful shutdown (SIGTERM, SIGINT) may take before slow clients are cut off.")
     var shutdownTimeout: Double = 10
 
@@ -279,7 +281,7 @@ enum LogLevelArgument: String, ExpressibleByArgument, CaseIterable {
 /// Process-wide logging set-up for the long-running commands.
 enum LogSetup {
     static func make(label: String, level: Logger.Level) -> Logger {
-        LoggingSystem.bootstrap { DeferredMetadataLogHandler(label: $0) }
+        LoggingSystem.bootstrap { LogFormat.selected.handler(label: $0) }
         var logger = Logger(label: label)
         logger.logLevel = level
         return logger

@@ -60,6 +60,8 @@ struct SignerCommand: AsyncParsableCommand {
 
     @OptionGroup var listener: ListenerOptions
 
+    @OptionGroup var deployment: DeploymentOptions
+
     @Flag(help: "Answer POST /v1/impressions through Hummingbird's router instead of on the event loop that read it (same replies; slower; for comparison).")
     var impressionsViaRouter = false
 

@@ -37,8 +37,21 @@ struct Skan: AsyncParsableCommand {
             FileHandle.standardError.write(Data("skan: \(message)\n".utf8))
             Foundation.exit(CLIError.usageExitCode.rawValue)
         }
+        let prepared: ConfiguredCommandLine
         do {
-            var command = try parseAsRoot()
+            prepared = try await ConfiguredCommandLine.prepare(Array(CommandLine.arguments.dropFirst()),
+                                                               environment: ProcessInfo.processInfo.environment)
+        } catch {
+            FileHandle.standardError.write(Data("skan: \(error.message)\n".utf8))
+            Foundation.exit(error.exitCode.rawValue)
+        }
+        do {
+            var command = try parseAsRoot(prepared.arguments)
+            if let format = ConfiguredCommandLine.logFormat(of: command) { LogFormat.selected = format }
+            if ConfiguredCommandLine.printsConfiguration(command), let effective = prepared.effective {
+                FileHandle.standardOutput.write(Data(effective.rendered().utf8))
+                return
+            }
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -56,7 +69,7 @@ struct Skan: AsyncParsableCommand {
             }
             // One line, as every other error: argument-parser's full message adds the usage and a pointer to
             // --help, which stays available for that.
-            let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? ""
+            let message = (self.message(for: error).split(separator: "\n").first.map(String.init)).map(prepared.annotate) ?? ""
             FileHandle.standardError.write(Data((message.isEmpty ? "" : "skan: \(message)\n").utf8))
             Foundation.exit(code == .validationFailure ? CLIError.usageExitCode.rawValue : code.rawValue)
         }

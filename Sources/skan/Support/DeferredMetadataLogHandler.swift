@@ -18,9 +18,12 @@ struct DeferredMetadataLogHandler: LogHandler {
     let label: String
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
+    /// Text lines, or JSON objects one a line (``JSONLogLine``), bounded and escaped alike.
+    let format: LogFormat
 
-    init(label: String) {
+    init(label: String, format: LogFormat = .text) {
         self.label = label
+        self.format = format
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -37,8 +40,12 @@ struct DeferredMetadataLogHandler: LogHandler {
 
     func log(event: LogEvent) {
         let merged = event.metadata.map { metadata.merging($0) { _, new in new } } ?? metadata
-        let text = Self.line(timestamp: Self.timestamp(), level: event.level, label: label, metadata: merged,
-                             source: event.source, message: event.message.description)
+        let text = switch format {
+        case .text: Self.line(timestamp: Self.timestamp(), level: event.level, label: label, metadata: merged,
+                              source: event.source, message: event.message.description)
+        case .json: JSONLogLine.line(time: JSONLogLine.time(), level: event.level, label: label, metadata: merged,
+                                     source: event.source, message: event.message.description)
+        }
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
             let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
