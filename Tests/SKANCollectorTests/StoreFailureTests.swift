@@ -145,7 +145,9 @@ struct RemovedDatabaseTests {
         await server.waitUntilExit()
         #expect(server.exitStatus != 0)
         let log = server.log()
-        let lines = log.split(separator: "\n").filter { $0.contains("the store failed") }
+        // The first failure is logged at once; repeats within the log's window are summed into one later line
+        // (`suppressed-failures=`), which a slow machine's twenty requests can span.
+        let lines = log.split(separator: "\n").filter { $0.contains("the store failed") && !$0.contains("suppressed-failures=") }
         #expect(lines.count == 1, "\(log)")
     }
 }

@@ -63,7 +63,7 @@ enum RelayHarness {
     }
 
     /// Polls `condition` every 20 ms for up to `seconds`; whether it came true.
-    static func eventually(within seconds: Double = 20, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    static func eventually(within seconds: Double = 90, _ condition: () async throws -> Bool) async rethrows -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
             if try await condition() { return true }
