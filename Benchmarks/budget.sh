@@ -67,7 +67,7 @@ traffic() {
 BATCH=${BATCH:-256}
 
 ingest_run() {
-    rm -f "$out/ingest.sqlite" "$out/ingest.sqlite-wal" "$out/ingest.sqlite-shm"
+    rm -f "$out"/ingest.sqlite*
     # `bench ingest` is `skan ingest` with a waiting main thread: valgrind cannot run an async command's main.
     instructions "$skan" bench ingest --db "$out/ingest.sqlite" --batch-size "$BATCH" "${keys[@]}" "$(traffic "$1")"
 }
@@ -75,12 +75,13 @@ ingest_run() {
 # Only inside GRDB's Database.inTransaction (its Swift symbol, mangled): BEGIN, the writer's work, COMMIT.
 store_run() { VALGRIND_FLAGS="--toggle-collect=*GRDB8DatabaseC13inTransaction*" ingest_run "$1"; }
 
-# Bytes that write(2) and pwrite(2) put into the database and its WAL while `skan ingest` loads $1 postbacks.
+# Bytes that write(2) and pwrite(2) put into the database, its rollups file and their WALs while `skan ingest` loads
+# $1 postbacks.
 ingest_bytes_run() {
-    rm -f "$out/bytes.sqlite" "$out/bytes.sqlite-wal" "$out/bytes.sqlite-shm"
+    rm -f "$out"/bytes.sqlite*
     strace -f -qq -y -s 0 -e trace=write,pwrite64,pwritev,pwritev2 -o "$out/strace.txt" \
         "$skan" ingest --db "$out/bytes.sqlite" --batch-size "$BATCH" "${keys[@]}" "$(traffic "$1")" >/dev/null 2>&1
-    awk '/bytes\.sqlite(-wal)?>/ && / = [0-9]+$/ {s += $NF} END {printf "%.0f", s}' "$out/strace.txt"
+    awk '/bytes\.sqlite(-rollups)?(-wal)?>/ && / = [0-9]+$/ {s += $NF} END {printf "%.0f", s}' "$out/strace.txt"
 }
 
 verify_run() { instructions "$skan" verify --format json "${keys[@]}" "$(traffic "$1")"; }

@@ -14,9 +14,11 @@ public struct SQLiteEngine: StorageEngine {
 
     public func display(_ location: String) throws(StoreError) -> String { location }
 
-    /// The database, its write-ahead log, its shared memory and its rollback journal.
+    /// The database, its write-ahead log, its shared memory and its rollback journal, and the same of its rollups file.
     public func protectedFiles(_ location: String) -> [String] {
-        ["", "-wal", "-shm", "-journal"].map { location + $0 }
+        [location, SQLiteRollupFolder.rollupsPath(for: location)].flatMap { file in
+            ["", "-wal", "-shm", "-journal"].map { file + $0 }
+        }
     }
 
     public func openStore(_ location: String, options: StoreOptions) throws(StoreError) -> any PostbackStore {

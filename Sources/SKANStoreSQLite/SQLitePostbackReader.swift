@@ -7,9 +7,10 @@ import SKANStore
 public final class SQLitePostbackReader: PostbackReader {
     private let database: DatabaseQueue
     private let path: String
-    /// Whether the `-wal` and `-shm` files were absent when this reader opened the file: a read-only connection
-    /// makes them and cannot remove them, which left two empty files beside the database after every report.
-    private let madeSideFiles: Bool
+    /// The files (the database, its rollups file) whose `-wal` and `-shm` files were absent when this reader opened
+    /// them: a read-only connection makes them and cannot remove them, which left empty files beside the database
+    /// after every report.
+    private let madeSideFiles: [String]
 
     /// Opens the collector's database at `path` for reading.
     ///
@@ -19,7 +20,10 @@ public final class SQLitePostbackReader: PostbackReader {
     /// name may have other columns.
     public init(path: String) throws(StoreError) {
         self.path = path
-        madeSideFiles = !["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: path + $0) }
+        let rollups = SQLiteRollupFolder.rollupsPath(for: path)
+        madeSideFiles = [path, rollups].filter { file in
+            !["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: file + $0) }
+        }
         do {
             var configuration = Configuration()
             configuration.readonly = true
@@ -32,10 +36,25 @@ public final class SQLitePostbackReader: PostbackReader {
                 throw StoreError(.notCollectorDatabase, "\(path) is not a SKANKit collector database (no postbacks "
                                  + "table made by the collector's schema)")
             }
-            if !state.isCurrent {
+            try queue.close()
+            // A rollups file that is missing (removed, or a database copied without it) is made again, empty: reads
+            // then count every row from `postbacks`, and the next collector folds them all.
+            if !state.isCurrent || !FileManager.default.fileExists(atPath: rollups) {
+                let writer = try DatabaseQueue(path: path)
+                try SQLiteSchema.migrate(writer, path: path)
+                try writer.close()
+            }
+            // The rollups are read from their own file (SQLiteRollupFolder): SQLite finds a table that the database
+            // does not have in the files attached to it.
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "ATTACH DATABASE ? AS \(SQLiteRollupFolder.attachedRollups)", arguments: [rollups])
+            }
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            if try !queue.read(SQLiteRollupSchema.counts) {
+                // A rollups file that counts another database (one made again at this path): emptied, then refolded.
                 try queue.close()
                 let writer = try DatabaseQueue(path: path)
-                try SQLiteSchema.migrator.migrate(writer)
+                try SQLiteSchema.migrate(writer, path: path)
                 try writer.close()
                 queue = try DatabaseQueue(path: path, configuration: configuration)
             }
@@ -52,11 +71,12 @@ public final class SQLitePostbackReader: PostbackReader {
     /// reader, decides whether it is the last (a collector that opened the file meanwhile keeps them).
     public func close() async {
         try? database.close()
-        guard madeSideFiles, FileManager.default.fileExists(atPath: path + "-wal") else { return }
-        guard let last = try? DatabaseQueue(path: path) else { return }
-        // SQLite opens the WAL only on a first read, and deletes it only if it opened it.
-        _ = try? await last.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
-        try? last.close()
+        for file in madeSideFiles where FileManager.default.fileExists(atPath: file + "-wal") {
+            guard let last = try? DatabaseQueue(path: file) else { continue }
+            // SQLite opens the WAL only on a first read, and deletes it only if it opened it.
+            _ = try? await last.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            try? last.close()
+        }
     }
 
     /// The collector's first schema migration, the one that creates `postbacks`: it records each step it ran.

@@ -23,11 +23,9 @@ extension SQLitePostbackStore {
         """
 
     /// Runs inside the writer's transaction: one insert per entry, the rejection cap, then the counters that
-    /// `stats()` reads, so that they always agree with the rows committed beside them, and a fold of the rollups
-    /// once the rows waiting for one pass ``RollupFolding/backlog`` (``SQLiteRollupFold``), more past twice it. Returns the outcomes and,
-    /// when it stored a postback, the newest id and the lowest rollup watermark.
-    static func write(_ entries: [StoreEntry], cap: RejectionCap, folding: RollupFolding,
-                      in db: Database) throws -> ([StoreOutcome], written: (lastID: Int64, watermark: Int64)?) {
+    /// `stats()` reads, so that they always agree with the rows committed beside them. Returns the outcomes and,
+    /// when it stored a postback, the newest id (the rollups are folded beside the writer: ``SQLiteRollupFolder``).
+    static func write(_ entries: [StoreEntry], cap: RejectionCap, in db: Database) throws -> ([StoreOutcome], lastID: Int64?) {
         var outcomes: [StoreOutcome] = []
         outcomes.reserveCapacity(entries.count)
         var changes: [String: Int] = [:]
@@ -73,16 +71,7 @@ extension SQLitePostbackStore {
         for (name, change) in changes where change != 0 {
             try add.execute(arguments: [name, change])
         }
-        guard let lastID else { return (outcomes, nil) }
-        // Past the backlog, one step per batch: under HTTP load a batch is a few dozen postbacks, so the rollups
-        // catch up, and a batch is held up by one fold, not three (three in one batch made a p99 of 86 ms). Past twice
-        // the backlog, steps until under it again: one step per batch falls behind batches larger than a third of a
-        // step (`skan ingest` writes 4,096 at once), and what a read adds would grow without bound.
-        var fold = try SQLiteRollupFold.foldIfDue(lastID: lastID, threshold: folding.backlog, step: folding.step, in: db)
-        while fold.folded && lastID - fold.watermark >= 2 * Int64(folding.backlog) {
-            fold = try SQLiteRollupFold.foldIfDue(lastID: lastID, threshold: folding.backlog, step: folding.step, in: db)
-        }
-        return (outcomes, (lastID, fold.watermark))
+        return (outcomes, lastID)
     }
 
     /// Deletes the oldest refusals past the cap. Ids only grow and only the oldest are deleted, so the rows kept

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import SKANCore
 import SKANStore
-import Synchronization
 
 /// The default ``PostbackStore``: one SQLite file in WAL mode, through GRDB.
 ///
@@ -18,12 +17,10 @@ public final class SQLitePostbackStore: PostbackStore {
     /// cut short (removed, replaced, truncated): SQLite would go on writing to the open, unlinked file and lose every
     /// postback. Checked before and after every commit (``DatabaseFileGuard``).
     private let files: DatabaseFileGuard?
-    /// When the writer folds stored postbacks into the rollups (``SQLiteRollupFold``).
+    /// When stored postbacks are folded into the rollups (``SQLiteRollupFold``).
     public let folding: RollupFolding
-    /// The newest postback id this store wrote and the lowest watermark it last saw: a hint that spares an idle
-    /// writer a transaction when too few rows wait. Another process writing the file folds its own rows; the fold
-    /// itself reads the watermarks in its transaction.
-    private let foldHint = Mutex((lastID: Int64(0), watermark: Int64(0)))
+    /// Folds them, on the rollups file's own connection, beside the writer (``SQLiteRollupFolder``).
+    let folder: SQLiteRollupFolder
     /// Checkpoints off the writer's commits (``SQLiteCheckpointer``), and the WAL hook's view of the frames the last
     /// commit left; `nil` in memory.
     private let checkpoints: (checkpointer: SQLiteCheckpointer, watch: SQLiteCheckpointer.Watch)?
@@ -37,9 +34,10 @@ public final class SQLitePostbackStore: PostbackStore {
                       checkpointLimits: SQLiteCheckpointer.Limits())
     }
 
-    /// The same with the WAL sizes at which checkpoints happen (``SQLiteCheckpointer``): for tests.
+    /// The same with the WAL sizes at which checkpoints happen (``SQLiteCheckpointer``) and how long a fold waits for
+    /// the rollups file's lock: for tests.
     init(path: String, durability: SQLiteDurability, rejectionCap: RejectionCap, folding: RollupFolding,
-         checkpointLimits: SQLiteCheckpointer.Limits) throws(StoreError) {
+         checkpointLimits: SQLiteCheckpointer.Limits, rollupsBusyTimeout: TimeInterval = 5) throws(StoreError) {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)")
@@ -49,6 +47,7 @@ public final class SQLitePostbackStore: PostbackStore {
         // A reader never waits for the writer in WAL mode; this only covers a second process opening the file.
         configuration.busyMode = .timeout(5)
         do {
+            folder = try SQLiteRollupFolder(databasePath: path, folding: folding, busyTimeout: rollupsBusyTimeout)
             let pool = try DatabasePool(path: path, configuration: configuration)
             // GRDB sets `synchronous = NORMAL` on the writer when it turns WAL on, after `prepareDatabase` ran, so
             // the setting is made again on the writer connection, the only one whose commits it governs.
@@ -82,7 +81,9 @@ public final class SQLitePostbackStore: PostbackStore {
     public init(inMemoryWith rejectionCap: RejectionCap = RejectionCap(),
                 folding: RollupFolding = .default) throws(StoreError) {
         do {
-            database = try DatabaseQueue()
+            let queue = try DatabaseQueue()
+            database = queue
+            folder = SQLiteRollupFolder(sharing: queue, folding: folding)
         } catch {
             throw StoreError(.cannotOpen, "cannot open an in-memory database: \(error)")
         }
@@ -102,7 +103,10 @@ public final class SQLitePostbackStore: PostbackStore {
 
     private func migrateNow() throws(StoreError) {
         do {
-            try SQLiteSchema.migrator.migrate(database)
+            try SQLiteSchema.migrate(database, folder: folder)
+            // What an earlier process left unfolded (a crash, a removed rollups file) folds now, beside the writes.
+            let last = try database.read { db in try Int64.fetchOne(db, sql: "SELECT max(id) FROM \(PostbackTable.name)") ?? 0 }
+            folder.noted(lastID: last)
         } catch {
             throw StoreError(.migrationFailed, "cannot bring the schema up to date: \(error)")
         }
@@ -126,14 +130,14 @@ public final class SQLitePostbackStore: PostbackStore {
         // One stat(2) per transaction, beside its fsync: an acknowledgement must never go out for a write into a
         // file that is gone.
         try checkFile()
-        let cap = cap, folding = folding
+        let cap = cap
         do {
-            let (outcomes, written) = try await database.write { db in
-                try Self.write(entries, cap: cap, folding: folding, in: db)
+            let (outcomes, lastID) = try await database.write { db in
+                try Self.write(entries, cap: cap, in: db)
             }
-            if let written { foldHint.withLock { $0 = (written.lastID, written.watermark) } }
             // The commit reached the files the store opened, or it is not acknowledged.
             try checkFile(after: true)
+            if let lastID { folder.noted(lastID: lastID) }
             await checkpointIfBehind()
             return outcomes
         } catch let error as StoreError {
@@ -143,28 +147,14 @@ public final class SQLitePostbackStore: PostbackStore {
         }
     }
 
-    /// Folds one step of the rollups when at least ``RollupFolding/idleMinimum`` rows wait: the writer calls it
-    /// when it has nothing to write. One step per lull, never a run of them: a lull between a bulk load's batches is
-    /// short, and three folds of the same rows in a row (one per rollup) wrote 12 % more bytes per postback than
-    /// folds spread over lulls, each catching up more rows (Benchmarks/budget.sh's ingest-bytes, `skan ingest`
-    /// of 12,000 postbacks: 51 commits against 33). A quiet writer has a lull after every write, so it keeps up.
-    public func maintain() async throws(StoreError) -> Bool {
-        let hint = foldHint.withLock { $0 }
-        guard hint.lastID - hint.watermark >= Int64(folding.idleMinimum) else { return false }
-        try checkFile()
-        let folding = folding
-        do {
-            let state = try await database.write { db -> (last: Int64, watermark: Int64) in
-                let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM \(PostbackTable.name)") ?? 0
-                let fold = try SQLiteRollupFold.foldIfDue(lastID: last, threshold: folding.idleMinimum,
-                                                          step: folding.step, in: db)
-                return (last, fold.watermark)
-            }
-            foldHint.withLock { $0 = (max($0.lastID, state.last), state.watermark) }
-            return false
-        } catch {
-            throw StoreError(.writeFailed, "cannot fold the rollups: \(error)")
-        }
+    /// The file beside the database at `path` that holds its rollups (``SQLiteRollupFolder``): derived data, made
+    /// again from `postbacks` when it is missing.
+    public static func rollupsPath(for path: String) -> String { SQLiteRollupFolder.rollupsPath(for: path) }
+
+    /// Waits until the rollups hold every stored postback but fewer than ``RollupFolding/idleMinimum``: the
+    /// folder is idle. For tests and tools; a collector never waits for its folds.
+    public func waitForFolds() async {
+        await folder.settle()
     }
 
     /// Once the WAL has passed ``SQLiteCheckpointer/Limits/writer`` frames because the checkpointer never found a
@@ -260,10 +250,9 @@ public final class SQLitePostbackStore: PostbackStore {
         }
         files?.retire()
         do {
-            // Whole rollups for whoever opens the file next, an older release that reads them alone included.
-            // Synchronous: a close after a shutdown deadline runs in a cancelled task, where GRDB's async write
-            // throws CancellationError before it starts.
-            try foldAll()
+            // Whole rollups for whoever opens the files next. Synchronous: a close after a shutdown deadline runs in a
+            // cancelled task, where GRDB's async write throws CancellationError before it starts.
+            try folder.close()
             if path != nil {
                 _ = try await database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             }
@@ -277,11 +266,6 @@ public final class SQLitePostbackStore: PostbackStore {
         } catch {
             throw StoreError(.writeFailed, "cannot close the database: \(error)")
         }
-    }
-
-    /// GRDB's blocking write, which a synchronous function gets rather than the async one.
-    private func foldAll() throws {
-        try database.write { db in try SQLiteRollupFold.foldAll(in: db) }
     }
 
     private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import SKANStore
 
@@ -7,7 +8,37 @@ enum SQLiteSchema {
     /// The first migration, the one that creates `postbacks`: its record marks a collector's database.
     static let firstStep = "0001-postbacks"
 
-    static var migrator: DatabaseMigrator {
+    /// The migrations, for checking which ran; ``migrate(_:path:)`` runs them.
+    static var migrator: DatabaseMigrator { migrator(rollups: nil) }
+
+    /// Brings the database `database` (at `path`, or in memory) up to date: the rollups file's schema first (a file's
+    /// migration 0013 moves its rollups there), then the database's migrations.
+    static func migrate(_ database: any DatabaseWriter, path: String?) throws {
+        if let path {
+            let folder = try SQLiteRollupFolder(databasePath: path, folding: .default)
+            defer { try? folder.close(foldingTheRest: false) }
+            try migrate(database, folder: folder)
+        } else {
+            try migrator(rollups: nil).migrate(database)
+            try SQLiteRollupSchema.migrator.migrate(database)
+        }
+    }
+
+    /// The same with the folder of a store that is open: a file's rollups file, or the database in memory itself.
+    static func migrate(_ database: any DatabaseWriter, folder: SQLiteRollupFolder) throws {
+        if folder.ownsWriter {
+            try SQLiteRollupSchema.migrator.migrate(folder.writer)
+            try migrator(rollups: folder.writer).migrate(database)
+            try SQLiteRollupSchema.adopt(folder.writer)
+        } else {
+            try migrator(rollups: nil).migrate(database)
+            try SQLiteRollupSchema.migrator.migrate(database)
+        }
+    }
+
+    /// The migrations; `rollups` is the connection to the rollups file (``SQLiteRollupFolder``) that migration 0013
+    /// moves the rollups into, or `nil` where they stay in the database (a store in memory).
+    private static func migrator(rollups: (any DatabaseWriter)?) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration(firstStep) { db in
             // The unique key leads with transaction_id so that it also serves GET /postbacks/{transaction-id}
@@ -181,6 +212,26 @@ enum SQLiteSchema {
             }
         }
         migrator.registerMigration("0009-relay-outbox") { db in try db.execute(sql: SQLiteOutbox.schema) }
+        migrator.registerMigration("0013-rollups-own-file") { db in
+            // The rollups move to a file of their own, folded on a connection of their own (SQLiteRollupFolder), so
+            // that a fold never holds the database's write lock and the postbacks behind it. The rollups file has
+            // their tables already (its own migrations run first); the rows and watermarks are copied there, from
+            // what the earlier migrations committed, and dropped here. An older release cannot read the rollups of a
+            // file past this step.
+            // The database's name for itself, which the rollups file records (SQLiteRollupSchema.adopt): a rollups
+            // file left beside a database made again at the same path is then told apart.
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(SQLiteRollupSchema.databaseIdentityTable) (id TEXT NOT NULL)")
+            try db.execute(sql: """
+                INSERT INTO \(SQLiteRollupSchema.databaseIdentityTable) (id)
+                    SELECT ? WHERE NOT EXISTS (SELECT 1 FROM \(SQLiteRollupSchema.databaseIdentityTable))
+                """, arguments: [UUID().uuidString])
+            guard let rollups else { return }
+            try SQLiteRollupSchema.copyFromDatabase(into: rollups)
+            for rollup in PostbackRollup.all {
+                try db.execute(sql: "DROP TABLE \(rollup.name)")
+            }
+            try db.execute(sql: "DROP TABLE \(SQLiteRollupFold.watermarkTable)")
+        }
         return migrator
     }
 

@@ -6,11 +6,13 @@ import SKANStore
 /// mode, so a signer and a collector can share it.
 public final class SQLiteWebAdStore: WebAdStore {
     private let database: DatabasePool
+    private let path: String
 
     /// Opens (or creates) the database at `path`; call ``migrate()`` before use.
     public init(path: String) throws(StoreError) {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
+        self.path = path
         do {
             database = try DatabasePool(path: path, configuration: configuration)
         } catch {
@@ -29,7 +31,7 @@ public final class SQLiteWebAdStore: WebAdStore {
     }
 
     private func migrateNow() throws(StoreError) {
-        do { try SQLiteSchema.migrator.migrate(database) } catch {
+        do { try SQLiteSchema.migrate(database, path: path) } catch {
             throw StoreError(.migrationFailed, "cannot bring the schema up to date: \(error)")
         }
     }
