@@ -23,12 +23,15 @@ Cases (CASES=slow,descriptors,leaks,acks,flood selects some):
                (both in Benchmarks/faults_listeners.py, which documents their settings)
   truncate     issue 32: the database truncated under load; walremove: its -wal removed under load, then SIGKILL
                (both in Benchmarks/faults_store.py)
+  pgduplicates issue 32: two PostgreSQL collectors given the same postbacks in opposite orders, PG_RUNS runs: no
+               503 and no deadlock (Benchmarks/faults_postgres.py; starts a throwaway cluster)
 """
 import asyncio, collections, json, multiprocessing, os, random, re, resource, signal, socket, sqlite3, statistics
 import subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 
 import faults_listeners
+import faults_postgres
 import faults_store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -41,7 +44,7 @@ def env(name, default, kind=int):
 
 
 BIN = os.environ.get("SKAN_BIN") or os.path.join(ROOT, ".build/release/skan")
-CASES = [c.strip() for c in os.environ.get("CASES", "slow,descriptors,leaks,acks,flood,slowreaders,starvation,truncate,walremove").split(",")
+CASES = [c.strip() for c in os.environ.get("CASES", "slow,descriptors,leaks,acks,flood,slowreaders,starvation,truncate,walremove,pgduplicates").split(",")
          if c.strip()]
 SLOW_CONNECTIONS = env("SLOW_CONNECTIONS", 2000)
 SLOW_SECONDS = env("SLOW_SECONDS", 30)
@@ -766,7 +769,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="skan-faults-") as folder:
         probes = int(SLOW_SECONDS / PROBE_INTERVAL) + 10
         postbacks = Postbacks(folder, probes + 4 * ACK_COUNT + 20 + 12 * faults_listeners.PROBES * 2
-                              + 2 * (faults_store.DAMAGE_AFTER + 5000))
+                              + 2 * (faults_store.DAMAGE_AFTER + 5000)
+                              + (faults_postgres.PG_RUNS * faults_postgres.PG_POSTBACKS if "pgduplicates" in CASES else 0))
         for case in CASES:
             try:
                 if case == "slow":
@@ -785,6 +789,8 @@ def main():
                     faults_listeners.case_slow_readers(folder, ROOT, BIN, report, log)
                 elif case in ("truncate", "walremove"):
                     faults_store.case_damage(case, folder, ROOT, BIN, report, log, postbacks)
+                elif case == "pgduplicates":
+                    faults_postgres.case_pg_duplicates(folder, ROOT, BIN, report, log, postbacks)
                 elif case == "starvation":
                     faults_listeners.case_starvation(folder, ROOT, BIN, report, log, postbacks)
                 else:

@@ -159,8 +159,8 @@ public struct Collector: Sendable {
 }
 
 extension Collector: ComposedPart {
-    /// Adds the collector to a process's services: the store (closed last), the writer, the migrations before any
-    /// listener binds, the device listener and the admin listener.
+    /// Adds the collector to a process's services: the store (closed last), the writer and the store's periodic jobs,
+    /// the migrations before any listener binds, the device listener and the admin listener.
     ///
     /// Services stop in reverse order: the listeners first (their requests already read still reach the writer),
     /// then the writer (everything queued commits), then the store.
@@ -168,6 +168,8 @@ extension Collector: ComposedPart {
         let store = store
         composition.add(resource: StoreService.make(store))
         composition.add(worker: WriterService(writer: writer))
+        // The engine's periodic jobs (PostgreSQL's refusal cap) run here, not in tasks of the engine's own.
+        for job in store.periodicJobs { composition.add(worker: StoreJobService(job: job, logger: logger)) }
         // The schema is brought up to date before any port opens, so no postback meets an old schema; with
         // several collectors on one database the engine makes sure the migrations run once.
         composition.beforeServerStarts { try await store.migrate() }

@@ -48,7 +48,8 @@ extension PostgresPostbackStore {
         let insert = accepted.isEmpty || counting != nil ? nil : BatchInsert(collector: collector, rows: rows)
         let refusals = rejected.map { Self.insert($0, cap: cap) }
         let outcomes = try await pool.run(.writeFailed, "cannot store \(entries.count) postbacks") { client in
-            try await client.withTransaction(logger: logger) { connection in
+            // A deadlock's victim was rolled back whole: it runs again (DeadlockRetry).
+            try await DeadlockRetry.run(logger: logger) { try await client.withTransaction(logger: logger) { connection in
                 var stored: Set<[ColumnValue]> = []
                 if let counting {
                     for try await key in try await connection.execute(counting, logger: logger) { stored.insert(key) }
@@ -63,7 +64,7 @@ extension PostgresPostbackStore {
                     try await connection.query(counters, logger: logger)
                 }
                 return outcomes
-            }
+            } }
         }
         if !rejected.isEmpty { refusalsPending.withLock { $0 = true } }
         return outcomes

@@ -9,8 +9,8 @@ import Synchronization
 ///
 /// Each collector's ``GroupCommitWriter`` commits its batch in one transaction; the unique key and
 /// `ON CONFLICT DO NOTHING` decide in the database which of two collectors stored a postback first. Counters are
-/// per-collector rows summed on read, and the refusal cap runs as a periodic job, so no row is shared by every
-/// writer's commit. While PostgreSQL is down, calls fail within seconds with ``StoreError`` (the collector
+/// per-collector rows summed on read, and the refusal cap runs as a periodic job (``jobs``, run by the store's host),
+/// so no row is shared by every writer's commit. While PostgreSQL is down, calls fail within seconds with ``StoreError`` (the collector
 /// answers 503) and the pool reconnects by itself when the server is back.
 public final class PostgresPostbackStore: PostbackStore {
     /// Where the store is, without its password.
@@ -21,12 +21,13 @@ public final class PostgresPostbackStore: PostbackStore {
     let collectorName: String
     /// Whether refusals were written since the cap's job last ran.
     let refusalsPending = Mutex(false)
-    private let capJob = Mutex<Task<Void, Never>?>(nil)
+    /// How often the refusal cap's job runs (``jobs``).
+    let capInterval: Duration
 
     /// Makes a store on the database `configuration` names, without touching its schema: run ``migrate()``
     /// before the first write (the collector runs it before its server starts), or use ``open(_:rejectionCap:capInterval:logger:)``.
     ///
-    /// The refusal cap runs every `capInterval` while refusals are being written.
+    /// The refusal cap runs every `capInterval` while refusals are being written, as a job its host runs (``jobs``).
     public init(_ configuration: PostgresStoreConfiguration, rejectionCap: RejectionCap = RejectionCap(),
                 capInterval: Duration = .seconds(5), logger: Logger = Logger(label: "skan.store.postgres")) {
         location = configuration.redacted
@@ -34,18 +35,7 @@ public final class PostgresPostbackStore: PostbackStore {
         cap = rejectionCap
         collectorName = "\(ProcessInfo.processInfo.hostName)/\(ProcessInfo.processInfo.processIdentifier)/"
             + UUID().uuidString.prefix(8).lowercased()
-        let job = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: capInterval)
-                guard let self, !Task.isCancelled else { return }
-                do throws(StoreError) {
-                    try await self.enforceRejectionCap()
-                } catch {
-                    logger.warning("the refusal cap's job failed; it runs again", metadata: ["reason": "\(error.reason)"])
-                }
-            }
-        }
-        capJob.withLock { $0 = job }
+        self.capInterval = capInterval
     }
 
     /// Makes a store and brings its schema up to date: what a command that writes at once needs.
@@ -114,18 +104,13 @@ public final class PostgresPostbackStore: PostbackStore {
     /// The pool's event loop, where postgres-nio answers: the writer runs there and saves a thread hop per round trip.
     public var writerExecutor: (any TaskExecutor)? { pool.executor }
 
-    /// Stops the cap's job, folds this collector's counter rows into the shared row (`collector` empty), and closes
+    /// Folds this collector's counter rows into the shared row (`collector` empty), and closes
     /// the pool's connections; later calls fail with ``StoreErrorDomain`` `closed`.
     ///
     /// Each collector counts in rows of its own, named afresh at each start, so that the fleet's commits do not queue
     /// on one row; without the fold every restart would leave a set of rows behind. Only this collector writes its
     /// rows, so moving them is race-free; a collector that was killed leaves its rows, which still sum correctly.
     public func close() async throws(StoreError) {
-        let job = capJob.withLock { job in
-            defer { job = nil }
-            return job
-        }
-        job?.cancel()
         let (logger, collector) = (pool.logger, collectorName)
         do {
             try await pool.run(.writeFailed, "cannot fold the counters of \(collector)") { client in
@@ -161,5 +146,17 @@ public final class PostgresPostbackStore: PostbackStore {
         var binds = PostgresBindings(capacity: 1)
         binds.append(collector)
         return PostgresQuery(unsafeSQL: "WITH " + folds.joined(separator: ",\n") + "\nSELECT 1", binds: binds)
+    }
+}
+
+extension PostgresPostbackStore: PeriodicStoreWork {
+    /// The refusal cap, every `capInterval`: a no-op unless refusals were written since its last step. Its host runs
+    /// it (the collector's service group as a worker, `skan ingest` beside its writer), so it stops in the host's
+    /// order, before the store closes; a step after the close does nothing.
+    public var jobs: [StoreJob] {
+        [StoreJob("the PostgreSQL refusal cap's job", every: capInterval) { [self] () async throws(StoreError) -> Void in
+            guard !pool.isClosed else { return }
+            try await enforceRejectionCap()
+        }]
     }
 }

@@ -54,7 +54,10 @@ struct IngestCommand: AsyncParsableCommand {
         var progress = IngestProgress(totalBytes: files.reduce(0) { $0 + RecordReader.size(of: $1) })
         var counts: [PostbackReply.Outcome: Int] = [:]
         var refusals = RefusedRecords()
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        // The engine's periodic jobs (PostgreSQL's refusal cap) run while the postbacks are written.
+        try await StoreJob.running(store.periodicJobs, failed: { job, error in
+            logger.warning("\(job.name) failed; it runs again", metadata: ["reason": "\(error.reason)"])
+        }) { try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await writer.run() }
             defer { writer.finish() }
             var reader = RecordReader(paths: files)
@@ -69,7 +72,7 @@ struct IngestCommand: AsyncParsableCommand {
             }
             writer.finish()
             try await group.waitForAll()
-        }
+        } }
         progress.finish()
         refusals.finish()
         do {
