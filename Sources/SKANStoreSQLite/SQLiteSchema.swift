@@ -181,7 +181,20 @@ enum SQLiteSchema {
             }
         }
         migrator.registerMigration("0009-relay-outbox") { db in try db.execute(sql: SQLiteOutbox.schema) }
+        migrator.registerMigration("0010-conflicts") { db in
+            // Repeats of stored postbacks whose unsigned values differ, or that came from the other side (a developer
+            // copy beside the network's postback): RepeatTable. Written only when a duplicate arrives.
+            try db.execute(sql: repeatsTable)
+        }
         return migrator
+    }
+
+    /// `postback_repeats` as ``RepeatTable`` describes it.
+    static var repeatsTable: String {
+        let columns = ["id INTEGER PRIMARY KEY"]
+            + RepeatTable.columns.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+        return "CREATE TABLE \(RepeatTable.name) (\n    \(columns.joined(separator: ",\n    ")),\n"
+            + "    UNIQUE (\(RepeatTable.uniqueKey.joined(separator: ", ")))\n)"
     }
 
     /// A rollup's table as ``PostbackRollup`` describes it, and the index its trigger finds a row by. NULLs are
