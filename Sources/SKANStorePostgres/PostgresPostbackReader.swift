@@ -136,6 +136,27 @@ public final class PostgresPostbackReader: PostbackReader {
         return checks.sorted { $0.network < $1.network }
     }
 
+    public func latestConflicts(limit: Int) async throws -> [ConflictSummary] {
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(limit)
+        let rows = try await stream(PostgresQuery(unsafeSQL: ConflictSummary.statement(limit: "$1"), binds: binds),
+                                    "cannot read the conflicts")
+        var conflicts: [ConflictSummary] = []
+        do {
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                var values: [ColumnValue] = []
+                for (index, column) in ConflictSummary.columns.enumerated() {
+                    values.append(PostgresCells.value(cells[index], kind: column.kind))
+                }
+                conflicts.append(ConflictSummary(values: values))
+            }
+        } catch let error as PSQLError {
+            throw StoreError(.readFailed, "cannot read the conflicts: \(PostgresPool.describe(error))")
+        }
+        return conflicts
+    }
+
     public func latestRefusals(limit: Int) async throws -> [RefusalSummary] {
         var binds = PostgresBindings(capacity: 1)
         binds.append(limit)

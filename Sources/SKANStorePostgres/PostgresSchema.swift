@@ -69,7 +69,7 @@ enum PostgresSchema {
             + [dayCampaignOrder]),
         // Repeats of stored postbacks whose unsigned values differ, or from the other side (RepeatTable); written only
         // when a duplicate arrives. (0007 is the relay's outbox.)
-        ("0008-conflicts", [PostgresPostbackStore.createRepeats]),
+        ("0008-conflicts", [PostgresPostbackStore.createRepeats, RepeatTable.conflictsIndex]),
     ]
 
     /// The campaign-day rollup in the order a report by day and campaign groups and sorts it (the expressions and

@@ -184,7 +184,7 @@ enum SQLiteSchema {
         migrator.registerMigration("0010-conflicts") { db in
             // Repeats of stored postbacks whose unsigned values differ, or that came from the other side (a developer
             // copy beside the network's postback): RepeatTable. Written only when a duplicate arrives.
-            try db.execute(sql: repeatsTable)
+            try db.execute(sql: repeatsTable + ";\n" + RepeatTable.conflictsIndex)
         }
         return migrator
     }

@@ -110,6 +110,14 @@ struct IntegrityReportTests {
         #expect(conflict["repeat_raw_body"] == String(decoding: developerCopy.1, as: UTF8.self))
         #expect(exported.filter { ($0["differing"] ?? "").isEmpty }.count == 1)
         #expect(try await reader.stats().conflicts == 1)
+        let latest = try await reader.latestConflicts(limit: 5)
+        #expect(latest.map(\.dedupID) == [disagreeing.transactionID])
+        #expect(latest.first?.firstValues == "conversion-value=20;coarse-value=;country=;interaction=1")
+        #expect(latest.first?.repeatValues == "conversion-value=42;coarse-value=;country=;interaction=1")
+        #expect(latest.first?.clientAddress == "203.0.113.9")
+        // An agreeing copy keeps no body: its stored postback has the same.
+        let agreeingRow = try #require(exported.first { ($0["differing"] ?? "").isEmpty })
+        #expect((agreeingRow["repeat_raw_body"] ?? "").isEmpty)
         await reader.close()
     }
 

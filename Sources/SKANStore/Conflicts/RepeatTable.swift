@@ -51,6 +51,9 @@ public enum RepeatTable {
         return columns
     }()
 
+    /// The partial index of the conflicts among the repeats, by id: what the newest conflicts are read by.
+    public static let conflictsIndex = "CREATE INDEX postback_repeats_conflicts ON postback_repeats (id) WHERE differing <> ''"
+
     /// What keeps one repeat once: a retry of a kept repeat (a device resending a developer copy that got no 200, a
     /// file ingested again) has the same key, side and values, and is not kept again. `repeat_values` holds the
     /// ``compared`` values as one text, so that the key has no NULLs (which SQLite's unique indexes hold distinct).
@@ -96,7 +99,9 @@ public struct RepeatComparison: Sendable, Hashable {
             + pairs
             + [.text(firstSide.rawValue), .text(firstEndpoint), first[count + 1],
                .text(repeatSide.rawValue), .text(repeated.endpoint), .text(repeated.clientAddress),
-               .text(Timestamp.iso8601(repeated.receivedAt)), .blob(repeated.rawBody),
+               // An agreeing copy says nothing its stored postback does not: its body is not kept (empty), which on a
+               // store of developer copies saves a body per install.
+               .text(Timestamp.iso8601(repeated.receivedAt)), .blob(differing.isEmpty ? [] : repeated.rawBody),
                .text(Self.text(of: stride(from: 1, to: pairs.count, by: 2).map { pairs[$0] }))]
     }
 

@@ -53,6 +53,13 @@ public struct MemoryPostbackReader: PostbackReader {
         return byNetwork.values.sorted { $0.network < $1.network }
     }
 
+    public func latestConflicts(limit: Int) async throws -> [ConflictSummary] {
+        let rows = store.state.withLock { $0.repeats }
+        let names = ConflictSummary.columns.map { name in RepeatTable.columns.firstIndex { $0.name == name.name }! }
+        return rows.reversed().filter { $0[RepeatTable.differingIndex] != .text("") }.prefix(max(limit, 0))
+            .map { row in ConflictSummary(values: names.map { row[$0] }) }
+    }
+
     public func stats() async throws -> StoreStats { store.state.withLock { MemoryPostbackStore.stats($0) } }
 
     public func latestRefusals(limit: Int) async throws -> [RefusalSummary] {

@@ -27,6 +27,9 @@ public protocol PostbackReader: Sendable {
     /// The consistency rules (``PostbackCheck``) and the winning postbacks by side, per ad network, over the arrival
     /// days `from...to` (`YYYY-MM-DD`, either absent), in network order. One pass over the postbacks in their table.
     func checks(from: String?, to: String?) async throws -> [PostbackChecks]
+
+    /// The newest `limit` kept conflicts (``RepeatTable`` rows whose values differ), newest first, without bodies.
+    func latestConflicts(limit: Int) async throws -> [ConflictSummary]
 }
 
 /// A kept refusal as people may see it: when, why and where, never the body or its signature.
@@ -63,6 +66,9 @@ extension PostbackReader {
 
     /// None: a reader that keeps no postbacks of its own (a test's stand-in). Every engine answers its own.
     public func checks(from: String?, to: String?) async throws -> [PostbackChecks] { [] }
+
+    /// None: a reader that keeps no repeats of its own (a test's stand-in).
+    public func latestConflicts(limit: Int) async throws -> [ConflictSummary] { [] }
 }
 
 /// The tables an export can read.
