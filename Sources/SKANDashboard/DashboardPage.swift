@@ -1,13 +1,23 @@
 /// The dashboard's pages, in navigation order.
 enum DashboardPage: String, Sendable, CaseIterable {
-    case overview, values, windows, frameworks, refused, live
+    case overview, values, windows, frameworks, refused, integrity, live
 
     /// The page's path.
     var path: String { self == .overview ? "/" : "/\(rawValue)" }
 
     /// Whether the view's filters narrow the page: not the refusals and the live counters, which belong to the
     /// whole store (a refused body has no trusted network, campaign or window to filter by).
-    var isFiltered: Bool { self != .refused && self != .live }
+    var isFiltered: Bool { self != .refused && self != .live && self != .integrity }
+
+    /// What an unfiltered page says instead of the filter form.
+    var unfilteredNote: String {
+        switch self {
+        case .integrity:
+            "The whole store's repeats: a repeat is kept beside the postback it repeats, not counted as one."
+        default:
+            "The whole store's counters: refused bodies have no trusted network, campaign or window to filter by."
+        }
+    }
 
     var title: String {
         switch self {
@@ -16,6 +26,7 @@ enum DashboardPage: String, Sendable, CaseIterable {
         case .windows: "Windows and tiers"
         case .frameworks: "Frameworks"
         case .refused: "Refused postbacks"
+        case .integrity: "Value integrity"
         case .live: "Live"
         }
     }

@@ -7,6 +7,10 @@ struct PageContent {
     struct Tile { let label: String; let value: String; let id: String }
     struct Option { let value: String; let label: String; let selected: Bool }
     struct Refusal { let receivedAt: String; let status: String; let field: String; let reason: String; let endpoint: String }
+    struct Conflict {
+        let receivedAt: String; let network: String; let dedupID: String; let window: String; let differing: String
+        let first: String; let again: String; let firstFrom: String; let againFrom: String
+    }
 
     let title: String
     let nav: [NavItem]
@@ -29,6 +33,12 @@ struct PageContent {
     let panels: [Panel]
     let refusals: [Refusal]
     let hasRefusals: Bool
+    let conflicts: [Conflict]
+    let hasConflicts: Bool
+    /// The sentence an unfiltered page shows instead of the filter form.
+    let unfilteredNote: String
+    /// The command that prints the integrity counts per network (the integrity page).
+    let integrityCommand: String?
     let isLive: Bool
     let hasCharts: Bool
     let missingCharts: Bool
@@ -39,6 +49,7 @@ struct PageContent {
         var tiles: [Tile] = []
         var panels: [Panel] = []
         var refusals: [Refusal] = []
+        var conflicts: [Conflict] = []
         var emptyNote: String?
         switch page {
         case .overview:
@@ -82,6 +93,17 @@ struct PageContent {
             refusals = try await reader.latestRefusals(limit: latestRefusals).map {
                 Refusal(receivedAt: $0.receivedAt, status: $0.status, field: $0.field ?? "", reason: $0.reason, endpoint: $0.endpoint)
             }
+        case .integrity:
+            let stats = try await reader.stats()
+            if stats.conflicts == 0 {
+                emptyNote = "No repeat has differed from the postback it repeats: every value Apple does not sign arrived the same each time."
+            }
+            tiles = [
+                Tile(label: "Conflicts (all time)", value: NumberText.grouped(stats.conflicts), id: "conflicts"),
+                Tile(label: "Conflict rate among duplicates (all time)",
+                     value: Self.percent(stats.conflicts, of: stats.duplicates), id: "conflict-rate"),
+            ]
+            conflicts = try await reader.latestConflicts(limit: latestRefusals).map(Self.conflict)
         case .live:
             let stats = try await reader.stats()
             tiles = [
@@ -112,7 +134,18 @@ struct PageContent {
             stacks: DashboardView.Stack.allCases.map { Option(value: $0.rawValue, label: $0.rawValue, selected: view.stack == $0) },
             showsStack: page == .overview,
             tiles: tiles, emptyNote: emptyNote, panels: panels, refusals: refusals, hasRefusals: !refusals.isEmpty,
+            conflicts: conflicts, hasConflicts: !conflicts.isEmpty, unfilteredNote: page.unfilteredNote,
+            integrityCommand: page == .integrity ? "skan report --integrity --format csv" : nil,
             isLive: page == .live, hasCharts: hasCharts, missingCharts: !hasCharts)
+    }
+
+    /// A kept conflict as the page's table shows it; the template escapes every cell.
+    static func conflict(_ summary: ConflictSummary) -> Conflict {
+        Conflict(receivedAt: summary.receivedAt, network: summary.network, dedupID: summary.dedupID,
+                 window: String(summary.window), differing: summary.differing.joined(separator: ", "),
+                 first: summary.firstValues, again: summary.repeatValues,
+                 firstFrom: "\(summary.firstSide) \(summary.firstEndpoint)",
+                 againFrom: "\(summary.repeatSide) \(summary.repeatEndpoint)" + (summary.clientAddress.map { " from \($0)" } ?? ""))
     }
 
     /// "all", then `known` (value and label), with the view's value selected; a value the store does not hold (a

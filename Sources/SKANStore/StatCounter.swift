@@ -10,6 +10,8 @@ public enum StatCounter {
     public static let rejectedDropped = "rejected_dropped"
     /// Accepted postbacks that were duplicates of stored ones, in all.
     public static let duplicates = "duplicates"
+    /// Duplicates whose unsigned values differed from the stored postback's (``RepeatComparison/isConflict``).
+    public static let conflicts = "conflicts"
 }
 
 /// What a stored postback is counted under: its framework, and that framework's version where it sends one
@@ -50,12 +52,14 @@ public struct PostbackCounterKey: Sendable, Hashable {
 extension StoreStats {
     /// The stats from counters by name (each name once: an engine that keeps several rows per name sums them).
     public init(counters: [(name: String, value: Int)]) {
-        var keys: [PostbackCounterKey: Int] = [:], statuses: [String: Int] = [:], dropped = 0, duplicates = 0
+        var keys: [PostbackCounterKey: Int] = [:], statuses: [String: Int] = [:], dropped = 0, duplicates = 0, conflicts = 0
         for (name, value) in counters {
             if name == StatCounter.rejectedDropped {
                 dropped = value
             } else if name == StatCounter.duplicates {
                 duplicates = value
+            } else if name == StatCounter.conflicts {
+                conflicts = value
             } else if value > 0, let key = PostbackCounterKey(counterName: name) {
                 keys[key, default: 0] += value
             } else if value > 0, name.hasPrefix(StatCounter.rejectedPrefix) {
@@ -64,6 +68,6 @@ extension StoreStats {
         }
         self.init(postbacks: keys.values.reduce(0, +), postbacksByKey: keys,
                   rejected: statuses.values.reduce(0, +), rejectedByStatus: statuses, rejectedDropped: dropped,
-                  duplicates: duplicates)
+                  duplicates: duplicates, conflicts: conflicts)
     }
 }

@@ -22,6 +22,9 @@ public struct AcceptedPostback: Sendable {
     /// What the relay queues with it (``Outbox``): written in its transaction when it is stored, dropped when it
     /// is a duplicate. Empty, the default, costs the write nothing.
     public var outbox: [OutboxItem] = []
+    /// The client's address as the collector resolved it (behind a trusted proxy, the forwarded one), when it knows
+    /// one: kept only with a repeat in ``RepeatTable``, to say where a differing copy came from.
+    public var clientAddress: String? = nil
 
     /// Makes an accepted entry.
     public init(attribution: VerifiedAttribution, rawBody: [UInt8], receivedAt: Date, endpoint: String) {
@@ -99,7 +102,8 @@ public struct RejectedPostback: Sendable {
 public enum StoreOutcome: Sendable, Hashable {
     /// A new postback, now durable.
     case stored
-    /// The same (framework, ad network, dedup id, window) was already stored; nothing was written.
+    /// The same (framework, ad network, dedup id, window) was already stored; the stored row is unchanged. A repeat
+    /// whose unsigned values differ, or that came from the other ``CopySide``, is kept in ``RepeatTable``.
     case duplicate
     /// A refused body, recorded in `rejected_postbacks`.
     case rejectionRecorded

@@ -48,16 +48,20 @@ public struct StoreStats: Sendable, Hashable {
     /// Accepted postbacks that repeated one already stored (a device retries; an ad network resends), answered
     /// and not stored: the dashboard's duplicate rate.
     public var duplicates: Int
+    /// Duplicates whose values Apple's signature does not cover differed from the stored postback's: kept in
+    /// ``RepeatTable``, never counted in place of the first.
+    public var conflicts: Int
 
     /// Makes a set of counts.
     public init(postbacks: Int, postbacksByKey: [PostbackCounterKey: Int], rejected: Int, rejectedByStatus: [String: Int],
-                rejectedDropped: Int, duplicates: Int = 0) {
+                rejectedDropped: Int, duplicates: Int = 0, conflicts: Int = 0) {
         self.postbacks = postbacks
         self.postbacksByKey = postbacksByKey
         self.rejected = rejected
         self.rejectedByStatus = rejectedByStatus
         self.rejectedDropped = rejectedDropped
         self.duplicates = duplicates
+        self.conflicts = conflicts
     }
 
     /// The share of accepted postbacks that were duplicates: ``duplicates`` over them and the stored ones; 0 when

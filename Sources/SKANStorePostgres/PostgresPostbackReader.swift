@@ -117,6 +117,46 @@ public final class PostgresPostbackReader: PostbackReader {
         try await pool.stats()
     }
 
+    public func checks(from: String?, to: String?) async throws -> [PostbackChecks] {
+        let (sql, arguments) = PostbackChecks.statement(from: from, to: to) { "$\($0)" }
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments { binds.append(argument) }
+        let rows = try await stream(PostgresQuery(unsafeSQL: sql, binds: binds), "cannot check the postbacks")
+        var checks: [PostbackChecks] = []
+        do {
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                var counts: [Int] = []
+                for index in 1..<cells.count { counts.append(Int(Self.integer(cells[index]) ?? 0)) }
+                checks.append(PostbackChecks(network: Self.text(cells[0]) ?? "", counts: counts))
+            }
+        } catch let error as PSQLError {
+            throw StoreError(.readFailed, "cannot check the postbacks: \(PostgresPool.describe(error))")
+        }
+        return checks.sorted { $0.network < $1.network }
+    }
+
+    public func latestConflicts(limit: Int) async throws -> [ConflictSummary] {
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(limit)
+        let rows = try await stream(PostgresQuery(unsafeSQL: ConflictSummary.statement(limit: "$1"), binds: binds),
+                                    "cannot read the conflicts")
+        var conflicts: [ConflictSummary] = []
+        do {
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                var values: [ColumnValue] = []
+                for (index, column) in ConflictSummary.columns.enumerated() {
+                    values.append(PostgresCells.value(cells[index], kind: column.kind))
+                }
+                conflicts.append(ConflictSummary(values: values))
+            }
+        } catch let error as PSQLError {
+            throw StoreError(.readFailed, "cannot read the conflicts: \(PostgresPool.describe(error))")
+        }
+        return conflicts
+    }
+
     public func latestRefusals(limit: Int) async throws -> [RefusalSummary] {
         var binds = PostgresBindings(capacity: 1)
         binds.append(limit)

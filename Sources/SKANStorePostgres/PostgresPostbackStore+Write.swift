@@ -53,13 +53,18 @@ extension PostgresPostbackStore {
                 var stored: Set<[ColumnValue]> = []
                 if let counting {
                     for try await key in try await connection.execute(counting, logger: logger) { stored.insert(key) }
-                    return Self.outcomes(firsts, entries, stored: stored)
+                    let outcomes = Self.outcomes(firsts, entries, stored: stored)
+                    try await Self.keepRepeats(of: Self.duplicates(entries, outcomes), collector: collector,
+                                               connection: connection, logger: logger)
+                    return outcomes
                 }
                 if let insert {
                     for try await key in try await connection.execute(insert, logger: logger) { stored.insert(key) }
                 }
                 for refusal in refusals { try await connection.query(refusal, logger: logger) }
                 let outcomes = Self.outcomes(firsts, entries, stored: stored)
+                try await Self.keepRepeats(of: Self.duplicates(entries, outcomes), collector: collector,
+                                           connection: connection, logger: logger)
                 if let counters = Self.addToCounters(Self.changes(entries, outcomes), collector: collector) {
                     try await connection.query(counters, logger: logger)
                 }

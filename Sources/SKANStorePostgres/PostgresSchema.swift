@@ -67,6 +67,9 @@ enum PostgresSchema {
         // Installs by campaign and day read a rollup of one row per day and campaign with its counts.
         ("0006-campaign-days", made(PostbackRollup.campaignDays) + [campaignIndex(PostbackRollup.campaignDays)].compactMap { $0 }
             + [dayCampaignOrder]),
+        // Repeats of stored postbacks whose unsigned values differ, or from the other side (RepeatTable); written only
+        // when a duplicate arrives. (0007 is the relay's outbox.)
+        ("0008-conflicts", [PostgresPostbackStore.createRepeats, RepeatTable.conflictsIndex]),
     ]
 
     /// The campaign-day rollup in the order a report by day and campaign groups and sorts it (the expressions and

@@ -107,6 +107,35 @@ public final class SQLitePostbackReader: PostbackReader {
 
     public func stats() async throws -> StoreStats { try statsNow() }
 
+    public func checks(from: String?, to: String?) async throws -> [PostbackChecks] { try checksNow(from: from, to: to) }
+
+    public func latestConflicts(limit: Int) async throws -> [ConflictSummary] { try conflictsNow(limit: limit) }
+
+    private func conflictsNow(limit: Int) throws -> [ConflictSummary] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(db, sql: ConflictSummary.statement(limit: "?"), arguments: [limit]).map { row in
+                    ConflictSummary(values: (0..<row.count).map { ColumnValue(row[$0] as DatabaseValue) })
+                }
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(.readFailed, "cannot read the conflicts: \(error)")
+        }
+    }
+
+    private func checksNow(from: String?, to: String?) throws -> [PostbackChecks] {
+        let (sql, arguments) = PostbackChecks.statement(from: from, to: to) { _ in "?" }
+        do {
+            return try database.read { db in
+                try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+                    PostbackChecks(network: row[0], counts: (1..<row.count).map { row[$0] as Int? ?? 0 })
+                }
+            }.sorted { $0.network < $1.network }
+        } catch let error as DatabaseError {
+            throw StoreError(.readFailed, "cannot check the postbacks: \(error)")
+        }
+    }
+
     public func latestRefusals(limit: Int) async throws -> [RefusalSummary] { try refusalsNow(limit: limit) }
 
     private func statsNow() throws -> StoreStats {

@@ -11,6 +11,18 @@ extension SQLitePostbackStore {
         ON CONFLICT DO NOTHING
         """
 
+    /// What ``RepeatComparison`` reads of the stored row a duplicate repeats, found by the unique key's index.
+    static let selectFirst = """
+        SELECT \(RepeatTable.firstColumns.map(\.name).joined(separator: ", ")) FROM \(PostbackTable.name)
+        WHERE \(PostbackTable.uniqueKey.map { "\($0.name) = ?" }.joined(separator: " AND "))
+        """
+
+    static let insertRepeat = """
+        INSERT INTO \(RepeatTable.name) (\(RepeatTable.columns.map(\.name).joined(separator: ", ")))
+        VALUES (\(RepeatTable.columns.map { _ in "?" }.joined(separator: ", ")))
+        ON CONFLICT DO NOTHING
+        """
+
     static let insertRejection = """
         INSERT INTO rejected_postbacks (received_at, status, field, reason, version, transaction_id, ad_network_id,
             endpoint, body_length, raw_body)
@@ -43,6 +55,7 @@ extension SQLitePostbackStore {
                 if try row(accepted).run(statement, in: db) == 0 {
                     outcomes.append(.duplicate)
                     changes[StatCounter.duplicates, default: 0] += 1
+                    if try keepRepeat(accepted, in: db) { changes[StatCounter.conflicts, default: 0] += 1 }
                 } else {
                     outcomes.append(.stored)
                     lastID = db.lastInsertedRowID
@@ -74,6 +87,21 @@ extension SQLitePostbackStore {
         return (outcomes, lastID)
     }
 
+    /// Compares a duplicate with the row it repeats and keeps it in ``RepeatTable`` when ``RepeatComparison`` says
+    /// to: only duplicates come here, so an accepted postback pays nothing. Returns whether it was a conflict.
+    private static func keepRepeat(_ accepted: AcceptedPostback, in db: Database) throws -> Bool {
+        let key = PostbackTable.uniqueKey.map { $0.value(accepted).bound }
+        guard let stored = try Row.fetchOne(db.cachedStatement(sql: selectFirst), arguments: StatementArguments(key)) else {
+            return false
+        }
+        let first = RepeatTable.firstColumns.indices.map { ColumnValue(stored[$0] as DatabaseValue) }
+        guard let comparison = RepeatComparison(first: first, repeated: accepted) else { return false }
+        var row = RowBinding(capacity: RepeatTable.columns.count)
+        for value in comparison.values { row.append(value) }
+        // A repeat already kept (the same side and values) changes no row and counts nothing.
+        return try row.run(db.cachedStatement(sql: insertRepeat), in: db) == 1 && comparison.isConflict
+    }
+
     /// Deletes the oldest refusals past the cap. Ids only grow and only the oldest are deleted, so the rows kept
     /// are exactly those within `maximumRows` of the newest id: a range delete on the primary key, no count.
     /// The deleted rows come off their status counters and onto `rejected_dropped`.
@@ -103,15 +131,29 @@ extension SQLitePostbackStore {
 
     /// A stored row in neutral terms, through the one decoding of ``PostbackTable``'s columns.
     static func storedPostback(_ row: Row) -> StoredPostback {
-        StoredPostback { column in
-            let value: DatabaseValue = row[column.name]
-            switch value.storage {
-            case .null: return .null
-            case .int64(let number): return .integer(number)
-            case .double(let number): return .integer(Int64(number))
-            case .string(let text): return .text(text)
-            case .blob(let data): return .blob([UInt8](data))
-            }
+        StoredPostback { column in ColumnValue(row[column.name] as DatabaseValue) }
+    }
+}
+
+extension ColumnValue {
+    /// A value as SQLite gave it (booleans as 0 or 1).
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let number): self = .integer(number)
+        case .double(let number): self = .integer(Int64(number))
+        case .string(let text): self = .text(text)
+        case .blob(let data): self = .blob([UInt8](data))
+        }
+    }
+
+    /// The value to bind.
+    var bound: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let number): number.databaseValue
+        case .text(let text): text.databaseValue
+        case .blob(let bytes): Data(bytes).databaseValue
         }
     }
 }

@@ -212,6 +212,11 @@ enum SQLiteSchema {
             }
         }
         migrator.registerMigration("0009-relay-outbox") { db in try db.execute(sql: SQLiteOutbox.schema) }
+        migrator.registerMigration("0010-conflicts") { db in
+            // Repeats of stored postbacks whose unsigned values differ, or that came from the other side (a developer
+            // copy beside the network's postback): RepeatTable. Written only when a duplicate arrives.
+            try db.execute(sql: repeatsTable + ";\n" + RepeatTable.conflictsIndex)
+        }
         migrator.registerMigration("0013-rollups-own-file") { db in
             // The rollups move to a file of their own, folded on a connection of their own (SQLiteRollupFolder), so
             // that a fold never holds the database's write lock and the postbacks behind it. The rollups file has
@@ -233,6 +238,14 @@ enum SQLiteSchema {
             try db.execute(sql: "DROP TABLE \(SQLiteRollupFold.watermarkTable)")
         }
         return migrator
+    }
+
+    /// `postback_repeats` as ``RepeatTable`` describes it.
+    static var repeatsTable: String {
+        let columns = ["id INTEGER PRIMARY KEY"]
+            + RepeatTable.columns.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+        return "CREATE TABLE \(RepeatTable.name) (\n    \(columns.joined(separator: ",\n    ")),\n"
+            + "    UNIQUE (\(RepeatTable.uniqueKey.joined(separator: ", ")))\n)"
     }
 
     /// A rollup's table as ``PostbackRollup`` describes it, and the index its trigger finds a row by. NULLs are

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import SKANCore
 import SKANReports
+import SKANStore
 
 /// `skan report`: counts of stored postbacks, grouped the way campaign managers read them.
 struct ReportCommand: AsyncParsableCommand {
@@ -15,6 +16,10 @@ struct ReportCommand: AsyncParsableCommand {
             null_values and null_rate (postbacks with no fine or coarse value: null is not zero). With --schema, \
             decoded event counts and revenue low/high/mid. --date install moves each postback to its estimated \
             install day (arrival minus the device's typical delays; see docs/cli/report.md).
+            --integrity counts instead, per ad network, what Apple's signature does not cover: conflicts (repeats \
+            whose unsigned values differed from the counted postback), developer copies agreeing or disagreeing with \
+            the network's postbacks or seen on one side only, and postbacks breaking a consistency rule \
+            (docs/guides/value-integrity.md).
             """
     )
 
@@ -59,8 +64,12 @@ struct ReportCommand: AsyncParsableCommand {
     @Flag(help: "CSV for machines: text cells exactly as stored. By default a text cell beginning with = + - @, a tab or a CR gets a leading ' so that spreadsheets do not run it as a formula.")
     var csvRaw = false
 
+    @Flag(help: "Count conflicts, reconciled copies and consistency rules per ad network instead (with --from, --to, --format, --out).")
+    var integrity = false
+
     func run() async throws {
         do {
+            if integrity { return try await runIntegrity() }
             guard let basis = DayBasis(rawValue: date) else {
                 throw ReportError(.invalidDate, "--date must be arrival or install, got \"\(date)\"")
             }
@@ -99,6 +108,27 @@ struct ReportCommand: AsyncParsableCommand {
         }
     }
 
+    /// `--integrity`: one row per ad network of ``IntegrityRow``'s counts.
+    private func runIntegrity() async throws {
+        guard by == nil, filters.isEmpty, schema == nil, campaigns == nil, !printSQL, date == DayBasis.arrival.rawValue else {
+            throw CLIError("--integrity counts per ad network by arrival day; it takes only --db, --from, --to, --format, --out and --csv-raw")
+        }
+        guard let outputFormat = OutputFormat(rawValue: format) else {
+            throw ReportError(.output, "--format must be csv, table or json, got \"\(format)\"")
+        }
+        // The same checks of the dates as a report's.
+        _ = try ReportRequest(fields: [], from: from, to: to, day: .arrival, filters: [], schema: nil, campaigns: nil)
+        let location = try StoreLocation(db)
+        try await location.withReader { database in
+            let rows = try await IntegrityReport.rows(from: database, from: from, to: to)
+            let stream = try BufferedOutput.to(out, protecting: location.protectedFiles)
+            defer { stream.close() }
+            let writer = TableWriter(format: outputFormat, stream: stream, csvText: csvRaw ? .raw : .spreadsheetSafe)
+            try writer.write(header: IntegrityRow.header, rows: rows.map(\.cells), textColumns: 0..<1)
+            try stream.commit()
+        }
+    }
+
     /// The map `--campaigns` names, read with the digits `--source-identifier-digits` keeps.
     private func campaignMap() throws -> CampaignMap? {
         guard let digits = SourceIdentifierDigits(rawValue: sourceIdentifierDigits) else {
@@ -116,7 +146,7 @@ struct ReportCommand: AsyncParsableCommand {
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Export every stored postback (or, with --rejected, every refused one) as CSV or JSON lines.",
+        abstract: "Export every stored postback (or, with --rejected, every refused one; with --conflicts, every kept repeat) as CSV or JSON lines.",
         discussion: "Streams row by row: memory stays flat however large the database."
     )
 
@@ -125,6 +155,9 @@ struct ExportCommand: AsyncParsableCommand {
 
     @Flag(help: "Export the refused postbacks (rejected_postbacks) instead.")
     var rejected = false
+
+    @Flag(help: "Export the kept repeats (postback_repeats) instead: conflicts (differing not empty) and developer copies beside the network's postbacks.")
+    var conflicts = false
 
     @Option(help: "csv or jsonl.")
     var format: String = Exporter.Format.csv.rawValue
@@ -140,11 +173,13 @@ struct ExportCommand: AsyncParsableCommand {
             guard let exportFormat = Exporter.Format(rawValue: format) else {
                 throw ReportError(.output, "--format must be csv or jsonl, got \"\(format)\"")
             }
+            guard !(rejected && conflicts) else { throw CLIError("--rejected and --conflicts name two tables; choose one") }
+            let table: ExportTable = rejected ? .rejected : conflicts ? .repeats : .postbacks
             let location = try StoreLocation(db)
             try await location.withReader { database in
                 let stream = try BufferedOutput.to(out, protecting: location.protectedFiles)
                 defer { stream.close() }
-                try await Exporter.export(from: database, rejected: rejected, format: exportFormat,
+                try await Exporter.export(from: database, table: table, format: exportFormat,
                                           csvText: csvRaw ? .raw : .spreadsheetSafe, to: stream)
                 try stream.commit()
             }

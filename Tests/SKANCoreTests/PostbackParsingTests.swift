@@ -25,6 +25,17 @@ struct PostbackParsingTests {
         #expect(PostbackVerifier().verify(Array(Self.base.utf8)).isValid)
     }
 
+    @Test("a fine and a coarse value together still verify: neither is signed, so it is counted, not refused")
+    func fineAndCoarseTogether() throws {
+        let verdict = PostbackVerifier().verify(Array(Self.with("coarse-conversion-value", #""low""#).utf8))
+        guard case .valid(let verified) = verdict else {
+            Issue.record("expected valid, got \(verdict.status): \(verdict.reason ?? "")")
+            return
+        }
+        #expect(verified.postback.conversionValue == 20)
+        #expect(verified.postback.coarseConversionValue == .low)
+    }
+
     struct Case: Sendable, CustomTestStringConvertible {
         let body: String
         let field: String?
@@ -49,7 +60,6 @@ struct PostbackParsingTests {
         Case(body: with("redownload", "1"), field: "redownload", reason: "redownload must be true or false, got 1 (a number)"),
         Case(body: with("conversion-value", "64"), field: "conversion-value", reason: "conversion-value must be an integer 0...63, got 64"),
         Case(body: with("coarse-conversion-value", #""huge""#), field: "coarse-conversion-value", reason: #"got "huge" (a string)"#),
-        Case(body: with("coarse-conversion-value", #""low""#), field: "coarse-conversion-value", reason: "never sent together"),
         Case(body: with("fidelity-type", "2"), field: "fidelity-type", reason: "fidelity-type must be an integer 0...1, got 2"),
         Case(body: with("transaction-id", "\"a\\u2063b\""), field: "transaction-id", reason: "U+2063"),
         Case(body: with("ad-network-id", "\"\""), field: "ad-network-id", reason: "non-empty string"),

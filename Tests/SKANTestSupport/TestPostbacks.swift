@@ -50,6 +50,14 @@ public enum TestPostbacks {
         return postback
     }
 
+    /// The verified form of `postback` and its body: after a change to what Apple does not sign (a conversion value,
+    /// a coarse value, a country), the signature still holds.
+    public static func verified(_ postback: Postback) -> (VerifiedAttribution, [UInt8]) {
+        let body = Array(postback.json.utf8)
+        guard case .valid(let verified) = verifier.verify(body) else { fatalError("the test key did not verify") }
+        return (verified, body)
+    }
+
     /// The verified form of a fresh signed postback.
     public static func verified(transactionID: String = UUID().uuidString.lowercased(), adNetworkID: String = "example.skadnetwork",
                          sequenceIndex: Int = 0) -> (VerifiedAttribution, [UInt8]) {

@@ -121,7 +121,9 @@ enum CollectorRouter {
             return PostbackPipeline.Result(
                 reply: PostbackReply(.malformed, reason: "the body could not be read: \(error)"), version: nil)
         }
-        return await pipeline.receive(Array(buffer.readableBytesView), endpoint: path)
+        // ClientAddress: the deploy helper's resolver (peer, or X-Forwarded-For behind a trusted proxy) plugs in here.
+        let clientAddress: String? = nil
+        return await pipeline.receive(Array(buffer.readableBytesView), endpoint: path, clientAddress: clientAddress)
     }
 }
 

@@ -46,7 +46,8 @@ final class PostbackResponder: EventLoopResponder {
     }
 
     func answer(_ body: ByteBuffer, route: String, done: @escaping @Sendable (PostbackPipeline.Result) -> Void) {
-        pipeline.receive(Array(body.readableBytesView), endpoint: route, completion: done)
+        // ClientAddress: the deploy helper's resolver plugs in here, as on the router's path.
+        pipeline.receive(Array(body.readableBytesView), endpoint: route, clientAddress: nil, completion: done)
     }
 
     func reply(_ answer: PostbackPipeline.Result) -> (status: HTTPResponse.Status, contentType: String, body: ByteBuffer) {

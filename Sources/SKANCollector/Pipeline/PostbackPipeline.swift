@@ -40,17 +40,20 @@ public struct PostbackPipeline: Sendable {
         public var framework: Framework? = nil
     }
 
-    /// Verifies and stores one body, returning once it is durable (or refused and recorded).
-    public func receive(_ body: [UInt8], endpoint: String) async -> Result {
+    /// Verifies and stores one body, returning once it is durable (or refused and recorded). `clientAddress` is
+    /// the client's address as the router resolved it, kept only with a repeat that differs (``RepeatTable``).
+    public func receive(_ body: [UInt8], endpoint: String, clientAddress: String? = nil) async -> Result {
         await withCheckedContinuation { continuation in
-            receive(body, endpoint: endpoint) { continuation.resume(returning: $0) }
+            receive(body, endpoint: endpoint, clientAddress: clientAddress) { continuation.resume(returning: $0) }
         }
     }
 
     /// Verifies one body on the caller's thread, then queues it for the writer; `completion` receives the result
     /// on the writer's thread once the entry is durable (or refused and recorded).
-    public func receive(_ body: [UInt8], endpoint: String, completion: @escaping @Sendable (Result) -> Void) {
-        let (storeEntry, basis) = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint)
+    public func receive(_ body: [UInt8], endpoint: String, clientAddress: String? = nil,
+                        completion: @escaping @Sendable (Result) -> Void) {
+        let (storeEntry, basis) = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint,
+                                        clientAddress: clientAddress)
         // The closure keeps only what the reply needs: holding the verdict or the pipeline until the commit took
         // a retain and a release of each of their references, per postback.
         writer.submit([storeEntry]) { stored in
@@ -73,12 +76,15 @@ public struct PostbackPipeline: Sendable {
         let verifier = verifier
         let readsSendAt = receivedAt == .sendAt
         let judged = await Parallel.start(records) { record in
-            // The envelope is read a second time for its send time; next to an ECDSA verification that is noise.
-            (verifier.verify(record: record), readsSendAt ? PostbackEnvelope.sendAtMilliseconds(of: record) : nil)
+            // The envelope is read a second time for its send time and recipient; next to an ECDSA verification that
+            // is noise.
+            (verifier.verify(record: record), PostbackEnvelope.arrival(of: record, readsSendAt: readsSendAt))
         }.value()
         let entries = zip(records, judged).map { record, judged in
-            entry(for: record, verdict: judged.0, endpoint: endpoint,
-                  receivedAt: judged.1.map { Date(timeIntervalSince1970: Double($0) / 1000) })
+            // A developer copy is told apart by its endpoint (CopySide), as its well-known path tells it over HTTP.
+            entry(for: record, verdict: judged.0,
+                  endpoint: judged.1.isDeveloperCopy ? endpoint + CopySide.ingestedDeveloperSuffix : endpoint,
+                  receivedAt: judged.1.sendAtMilliseconds.map { Date(timeIntervalSince1970: Double($0) / 1000) })
         }
         let outcomes = await store(entries.map(\.entry))
         return entries.enumerated().map { index, entry in Self.result(entry.basis, outcomes.map { $0[index] }) }
@@ -95,11 +101,12 @@ public struct PostbackPipeline: Sendable {
     }
 
     private func entry(for body: [UInt8], verdict: consuming AttributionVerdict, endpoint: String,
-                       receivedAt: Date? = nil) -> Judged {
+                       receivedAt: Date? = nil, clientAddress: String? = nil) -> Judged {
         let receivedAt = receivedAt ?? now()
         if case .valid(let verified) = verdict {
             let basis = ReplyBasis(version: verified.fields.frameworkVersion, framework: verified.framework, refusal: nil)
             var accepted = AcceptedPostback(attribution: verified, rawBody: body, receivedAt: receivedAt, endpoint: endpoint)
+            accepted.clientAddress = clientAddress
             if let relay { accepted.outbox = relay.items(for: accepted, arrival: Arrival()) }
             return (.accepted(accepted), basis)
         }

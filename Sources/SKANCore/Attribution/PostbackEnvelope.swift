@@ -43,6 +43,30 @@ public enum PostbackEnvelope {
         return nil
     }
 
+    /// The key of who the wrapped postback was sent to: `ad-network`, or `developer` for the advertiser's copy.
+    public static let recipientKey = "recipient"
+
+    /// What an envelope says of its postback's arrival, read in one pass: the send time as
+    /// ``sendAtMilliseconds(of:)`` reads it (when `readsSendAt`), and whether it is the advertiser's developer copy
+    /// (`"recipient":"developer"`). A bare postback gives `(nil, false)`.
+    public static func arrival(of bytes: some Collection<UInt8>, readsSendAt: Bool) -> (sendAtMilliseconds: Int64?, isDeveloperCopy: Bool) {
+        guard case .success(let members) = JSONObjectReader.members(of: bytes),
+              innerPostback(members) != nil else { return (nil, false) }
+        let isDeveloperCopy = members.contains { member in
+            guard member.key == recipientKey, case .string(let text) = member.value else { return false }
+            return text == "developer"
+        }
+        guard readsSendAt else { return (nil, isDeveloperCopy) }
+        if let member = members.first(where: { $0.key == sendAtMillisecondsKey }),
+           case .number(let text) = member.value, let milliseconds = Int64(text) {
+            return (milliseconds, isDeveloperCopy)
+        }
+        if let member = members.first(where: { $0.key == sendAtKey }), case .string(let text) = member.value {
+            return (isoMilliseconds(text), isDeveloperCopy)
+        }
+        return (nil, isDeveloperCopy)
+    }
+
     private static func isoMilliseconds(_ text: String) -> Int64? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -14,12 +14,21 @@ public enum Exporter {
     public static func export(from reader: any PostbackReader, rejected: Bool, format: Format,
                               csvText: CSVText = .spreadsheetSafe,
                               to stream: BufferedOutput) async throws(ReportError) -> Int {
+        try await export(from: reader, table: rejected ? .rejected : .postbacks, format: format, csvText: csvText, to: stream)
+    }
+
+    /// Writes all rows of `table` in arrival order (``ExportTable/repeats``: the kept repeats, conflicts among them)
+    /// and returns how many were written.
+    @discardableResult
+    public static func export(from reader: any PostbackReader, table: ExportTable, format: Format,
+                              csvText: CSVText = .spreadsheetSafe,
+                              to stream: BufferedOutput) async throws(ReportError) -> Int {
         var count = 0
         var columns: [String] = []
         var buffer: [UInt8] = []
         buffer.reserveCapacity(1 << 17)
         do {
-            try await reader.export(rejected ? .rejected : .postbacks) { header in
+            try await reader.export(table) { header in
                 columns = header
                 if format == .csv { csvText.appendRecord(header, to: &buffer) }
             } each: { row in

@@ -51,6 +51,10 @@ public struct SimulationSettings: Sendable, Decodable {
     /// (iOS 18.4 `conversionTag`), so an update applies to the conversion that caused it. Default true; when
     /// false every update applies to the most recent conversion.
     public var conversionTags: Bool = true
+    /// The share of winning postbacks with a developer copy whose ad-network copy a relay changes on the way (the fine
+    /// value up by one, else the coarse value to the next; a postback with neither is left alone), so that the
+    /// developer copy disagrees. Neither value is signed: both copies verify. Default 0.
+    public var disagreeingCopyRate: Double = 0
 
     enum CodingKeys: String, CodingKey {
         case developerMode = "developer-mode", conversionTags = "conversion-tags"
@@ -60,6 +64,7 @@ public struct SimulationSettings: Sendable, Decodable {
         case nonWinningDigits = "non-winning-digits", transactionIDs = "transaction-ids"
         case refusedImpressionRate = "refused-impression-rate", impressionPoolSize = "impression-pool-size"
         case registerAtLaunch = "register-at-launch", coarseCarriesOver = "coarse-carries-over"
+        case disagreeingCopyRate = "disagreeing-copy-rate"
     }
 
     /// The defaults.
@@ -78,6 +83,7 @@ public struct SimulationSettings: Sendable, Decodable {
         nonWinningDigits = try c.decodeInteger(forKey: .nonWinningDigits, in: 2...4, default: 2)
         if c.contains(.transactionIDs) { transactionIDs = try c.decodeChoice(TransactionIDs.self, forKey: .transactionIDs) }
         refusedImpressionRate = try c.decodeRate(forKey: .refusedImpressionRate, in: 0...1, default: 0)
+        disagreeingCopyRate = try c.decodeRate(forKey: .disagreeingCopyRate, in: 0...1, default: 0)
         impressionPoolSize = try c.decodeInteger(forKey: .impressionPoolSize, in: 1...1000, default: 8)
         registerAtLaunch = try c.decodeIfPresent(Bool.self, forKey: .registerAtLaunch) ?? true
         coarseCarriesOver = try c.decodeIfPresent(Bool.self, forKey: .coarseCarriesOver) ?? true

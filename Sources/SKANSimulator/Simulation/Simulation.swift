@@ -141,19 +141,29 @@ public struct Simulation: Sendable {
         }
         if let failure = results.failure { throw failure }
         let cursors = try results.cursors()
+        let tampering = RelayTampering(rate: setup.campaign.settings.disagreeingCopyRate, seed: seed)
+        var disagreeing = 0
         try RunMerger.merge(cursors) { record in
             var out = SimulatedRecord(sendAt: record.sendAt, destination: setup.destinations[record.destination],
                                       recipient: .adNetwork, postback: record.json, device: record.device,
                                       installedAt: record.installedAt, launchedAt: record.launchedAt,
                                       preparedAt: record.preparedAt, lastUpdateAt: record.lastUpdateAt, tier: record.tier)
+            if record.copyDestination != nil, tampering.applies(device: record.device, sendAt: record.sendAt),
+               let changed = RelayTampering.changed(record.json) {
+                out.postback = changed
+                disagreeing += 1
+            }
             try emit(out)
             if let copy = record.copyDestination {
                 out.destination = setup.destinations[copy]
                 out.recipient = .developer
+                out.postback = record.json
                 try emit(out)
             }
         }
-        return results.summary
+        var summary = results.summary
+        summary.disagreeingCopies = disagreeing
+        return summary
     }
 }
 

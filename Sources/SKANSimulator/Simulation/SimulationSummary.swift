@@ -30,6 +30,8 @@ public struct SimulationSummary: Sendable, Hashable {
     public var nonWinning = 0
     /// Developer copies to the advertiser.
     public var developerCopies = 0
+    /// Ad-network copies a relay changed, so that their developer copies disagree (`disagreeing-copy-rate`).
+    public var disagreeingCopies = 0
     /// Postbacks with neither a fine nor a coarse conversion value.
     public var nullConversionValues = 0
     /// App calls refused for a fine value outside 0...63.
@@ -115,6 +117,7 @@ public struct SimulationSummary: Sendable, Hashable {
         winning += other.winning
         nonWinning += other.nonWinning
         developerCopies += other.developerCopies
+        disagreeingCopies += other.disagreeingCopies
         nullConversionValues += other.nullConversionValues
         refusedUpdates += other.refusedUpdates
         ignoredFineValues += other.ignoredFineValues
@@ -152,7 +155,8 @@ public struct SimulationSummary: Sendable, Hashable {
         }
         lines += [
             "null values        \(nullConversionValues) postbacks without a conversion value",
-            "developer copies   \(developerCopies)",
+            "developer copies   \(developerCopies)" + (disagreeingCopies > 0
+                ? ", \(disagreeingCopies) disagreeing (a relay changed the ad network's copy)" : ""),
             "app calls refused  \(refusedUpdates) out-of-range values, \(ignoredFineValues) fine values after window 1 ignored",
         ]
         return lines

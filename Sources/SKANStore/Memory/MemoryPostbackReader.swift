@@ -22,10 +22,42 @@ public struct MemoryPostbackReader: PostbackReader {
             switch table {
             case .postbacks: state.postbacks.enumerated().map { [.integer(Int64($0.offset + 1))] + $0.element }
             case .rejected: state.rejected.map { [.integer(Int64($0.id))] + $0.values }
+            case .repeats: state.repeats.enumerated().map { [.integer(Int64($0.offset + 1))] + $0.element }
             }
         }
-        try header(table == .postbacks ? PostbackTable.exportColumns : RejectedTable.exportColumns)
+        switch table {
+        case .postbacks: try header(PostbackTable.exportColumns)
+        case .rejected: try header(RejectedTable.exportColumns)
+        case .repeats: try header(RepeatTable.exportColumns)
+        }
         for row in rows { try Self.withExportRow(row, each) }
+    }
+
+    /// The rules in Swift (``PostbackCheck/holds(_:)``): the reference the engines' SQL is held to.
+    public func checks(from: String?, to: String?) async throws -> [PostbackChecks] {
+        let rows = store.state.withLock { $0.postbacks }
+        var byNetwork: [String: PostbackChecks] = [:]
+        for row in rows {
+            func value(_ column: PostbackColumn) -> ColumnValue { row[MemoryPostbackStore.index(of: column)] }
+            let day = String((value(PostbackTable.receivedAt).text ?? "").prefix(10))
+            if let from, day < from { continue }
+            if let to, day > to { continue }
+            let network = value(PostbackTable.adNetworkID).text ?? ""
+            var checks = byNetwork[network] ?? PostbackChecks(network: network)
+            for rule in PostbackCheck.allCases where rule.holds(value) { checks.rules[rule, default: 0] += 1 }
+            if value(PostbackTable.didWin).boolean ?? true {
+                checks.winningBySide[CopySide(endpoint: value(PostbackTable.endpoint).text ?? ""), default: 0] += 1
+            }
+            byNetwork[network] = checks
+        }
+        return byNetwork.values.sorted { $0.network < $1.network }
+    }
+
+    public func latestConflicts(limit: Int) async throws -> [ConflictSummary] {
+        let rows = store.state.withLock { $0.repeats }
+        let names = ConflictSummary.columns.map { name in RepeatTable.columns.firstIndex { $0.name == name.name }! }
+        return rows.reversed().filter { $0[RepeatTable.differingIndex] != .text("") }.prefix(max(limit, 0))
+            .map { row in ConflictSummary(values: names.map { row[$0] }) }
     }
 
     public func stats() async throws -> StoreStats { store.state.withLock { MemoryPostbackStore.stats($0) } }

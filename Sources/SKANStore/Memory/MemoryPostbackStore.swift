@@ -10,7 +10,12 @@ public final class MemoryPostbackStore: PostbackStore {
     struct State {
         /// Stored postbacks in arrival order, each in ``PostbackTable/columns``' order; a row's id is its offset + 1.
         var postbacks: [[ColumnValue]] = []
-        var keys: Set<DedupKey> = []
+        /// Each stored key's row in ``postbacks``.
+        var keys: [DedupKey: Int] = [:]
+        /// Kept repeats (``RepeatTable``), in ``RepeatTable/columns``' order, oldest first; a row's id is its offset + 1.
+        var repeats: [[ColumnValue]] = []
+        var repeatKeys: Set<[ColumnValue]> = []
+        var conflicts = 0
         var byKey: [PostbackCounterKey: Int] = [:]
         /// Kept refusals, oldest first, in ``RejectedTable/columns``' order, with their ids (which only grow).
         var rejected: [(id: Int, values: [ColumnValue])] = []
@@ -41,11 +46,14 @@ public final class MemoryPostbackStore: PostbackStore {
             for entry in entries {
                 switch entry {
                 case .accepted(let accepted):
-                    guard state.keys.insert(accepted.dedupKey).inserted else {
+                    let key = accepted.dedupKey
+                    if let row = state.keys[key] {
                         outcomes.append(.duplicate)
                         state.duplicates += 1
+                        Self.keep(accepted, repeating: state.postbacks[row], in: &state)
                         continue
                     }
+                    state.keys[key] = state.postbacks.count
                     state.postbacks.append(PostbackTable.columns.map { $0.value(accepted) })
                     state.byKey[accepted.counterKey, default: 0] += 1
                     if !accepted.outbox.isEmpty { state.outbox.enqueue(accepted.outbox, now: accepted.receivedAt) }
@@ -63,6 +71,20 @@ public final class MemoryPostbackStore: PostbackStore {
             }
             return outcomes
         }
+    }
+
+    /// Keeps `accepted`, a repeat of the stored `row`, in ``State/repeats`` when ``RepeatComparison`` says to.
+    private static func keep(_ accepted: AcceptedPostback, repeating row: [ColumnValue], in state: inout State) {
+        let first = RepeatTable.firstColumns.map { column in row[Self.index(of: column)] }
+        guard let comparison = RepeatComparison(first: first, repeated: accepted),
+              state.repeatKeys.insert(comparison.uniqueKey).inserted else { return }
+        state.repeats.append(comparison.values)
+        if comparison.isConflict { state.conflicts += 1 }
+    }
+
+    /// Where ``PostbackTable/columns`` has `column`.
+    static func index(of column: PostbackColumn) -> Int {
+        PostbackTable.columns.firstIndex { $0.name == column.name }!
     }
 
     public func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback] {
@@ -88,7 +110,8 @@ public final class MemoryPostbackStore: PostbackStore {
         }
         return StoreStats(postbacks: state.postbacks.count, postbacksByKey: state.byKey,
                           rejected: state.rejected.count, rejectedByStatus: statuses,
-                          rejectedDropped: state.rejectedDropped, duplicates: state.duplicates)
+                          rejectedDropped: state.rejectedDropped, duplicates: state.duplicates,
+                          conflicts: state.conflicts)
     }
 
     public func health() async -> StoreError? {

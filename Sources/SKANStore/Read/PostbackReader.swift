@@ -23,6 +23,13 @@ public protocol PostbackReader: Sendable {
 
     /// Lets go of the engine's connections (a pool's, for a server); a no-op for a file.
     func close() async
+
+    /// The consistency rules (``PostbackCheck``) and the winning postbacks by side, per ad network, over the arrival
+    /// days `from...to` (`YYYY-MM-DD`, either absent), in network order. One pass over the postbacks in their table.
+    func checks(from: String?, to: String?) async throws -> [PostbackChecks]
+
+    /// The newest `limit` kept conflicts (``RepeatTable`` rows whose values differ), newest first, without bodies.
+    func latestConflicts(limit: Int) async throws -> [ConflictSummary]
 }
 
 /// A kept refusal as people may see it: when, why and where, never the body or its signature.
@@ -56,6 +63,12 @@ public struct RefusalSummary: Sendable, Hashable {
 extension PostbackReader {
     /// Nothing to let go of.
     public func close() async {}
+
+    /// None: a reader that keeps no postbacks of its own (a test's stand-in). Every engine answers its own.
+    public func checks(from: String?, to: String?) async throws -> [PostbackChecks] { [] }
+
+    /// None: a reader that keeps no repeats of its own (a test's stand-in).
+    public func latestConflicts(limit: Int) async throws -> [ConflictSummary] { [] }
 }
 
 /// The tables an export can read.
@@ -64,6 +77,8 @@ public enum ExportTable: String, Sendable, Hashable, CaseIterable {
     case postbacks
     /// Refused bodies, as the size cap left them.
     case rejected = "rejected_postbacks"
+    /// Repeats of stored postbacks that differ or came from the other side (``RepeatTable``).
+    case repeats = "postback_repeats"
 }
 
 /// One exported row, valid only during the call that hands it over: its values point into the engine's

@@ -100,10 +100,8 @@ private struct FieldReader {
             countryCode: try string(.countryCode, nullable: true),
             attributionSignature: try string(.attributionSignature)!,
             extras: extras)
-        if postback.conversionValue != nil && postback.coarseConversionValue != nil {
-            throw malformed(.coarseConversionValue,
-                "conversion-value and coarse-conversion-value are never sent together, got both")
-        }
+        // A fine and a coarse value together never come from a device (spec §3.1), but neither is signed, so the
+        // signature still holds: the postback is stored and counted (PostbackCheck.fineAndCoarse), not refused.
         if version == .v4_0 && postback.sourceAppID != nil && postback.sourceDomain != nil {
             throw malformed(.sourceDomain,
                 "source-app-id and source-domain share one signed slot in 4.0, got both")

@@ -35,6 +35,19 @@ extension SKANVersion {
         }
     }
 
+    /// The keys Apple defines for postbacks of this version (spec §3.1), `country-code` included (its version is not
+    /// stated). The parser keeps any known key whatever the version, and a key the version's layout does not sign
+    /// leaves the signature intact, so a key outside this set is reported by `skan report --integrity`, not refused.
+    public var definedFields: Set<PostbackField> {
+        var fields: Set<PostbackField> = [.adNetworkID, self >= .v4_0 ? .sourceIdentifier : .campaignID, .appID,
+                                          .transactionID, .attributionSignature, .countryCode]
+        if self >= .v2_0 { fields.formUnion([.version, .redownload, .sourceAppID, .conversionValue]) }
+        if self >= .v2_2 { fields.insert(.fidelityType) }
+        if self >= .v3_0 { fields.insert(.didWin) }
+        if self >= .v4_0 { fields.formUnion([.postbackSequenceIndex, .coarseConversionValue, .sourceDomain]) }
+        return fields
+    }
+
     /// The fields a postback of this version must carry.
     public var requiredFields: [PostbackField] {
         var fields: [PostbackField] = [.adNetworkID, self >= .v4_0 ? .sourceIdentifier : .campaignID,
