@@ -31,7 +31,7 @@ struct RelayCommand: AsyncParsableCommand {
 
     static func outbox(of store: any PostbackStore) throws(CLIError) -> any Outbox {
         guard let outbox = store as? any Outbox else {
-            throw CLIError("this database engine keeps no relay outbox yet; use a SQLite --db for --relay")
+            throw CLIError("the \(type(of: store)) store keeps no relay outbox, so --relay cannot use it")
         }
         return outbox
     }
@@ -57,7 +57,7 @@ struct RelayCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Per destination: entries waiting, dead letters, the oldest waiting and the last error.")
 
-        @Option(help: "The collector's SQLite database.")
+        @Option(help: "The collector's SQLite database, or a postgres:// URL.")
         var db = "skan.sqlite"
 
         func run() async throws {
@@ -82,7 +82,7 @@ struct RelayCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make dead letters due again, their attempts reset (a running skan serve --relay sends them).")
 
-        @Option(help: "The collector's SQLite database.")
+        @Option(help: "The collector's SQLite database, or a postgres:// URL.")
         var db = "skan.sqlite"
 
         @Flag(help: "Retry the dead letters (required: the only kind of entry this sends again).")
