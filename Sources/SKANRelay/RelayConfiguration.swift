@@ -49,6 +49,9 @@ public struct RelayConfiguration: Sendable, Hashable {
             }
             if destination.timeout <= .zero { throw fail("timeout-seconds", "expected a positive number, got \(destination.timeout)") }
             if destination.maximumAge <= .zero { throw fail("max-age-hours", "expected a positive number, got \(destination.maximumAge)") }
+            if destination.lease <= destination.timeout * 2 {
+                throw fail("lease-seconds", "expected more than two timeouts (\(destination.timeout * 2)), got \(destination.lease)")
+            }
             if destination.deadAfter < 1 { throw fail("dead-after", "expected at least 1, got \(destination.deadAfter)") }
             for header in destination.headers where !Self.isToken(header.name) {
                 throw fail("headers", "\"\(header.name)\" is not a header name")
