@@ -6,7 +6,6 @@ import SKANCore
 ///
 /// ```json
 /// {
-///   "trusted-proxies": ["127.0.0.1"],
 ///   "destinations": [{
 ///     "name": "partner", "url": "https://partner.example/skan",
 ///     "frameworks": ["skadnetwork"], "copies": ["winning", "developer"],
@@ -19,13 +18,11 @@ import SKANCore
 public struct RelayConfiguration: Sendable, Hashable {
     /// Where postbacks go.
     public var destinations: [RelayDestination]
-    /// Peers whose `X-Forwarded-For` is believed: the load balancers in front of the collector.
-    public var trustedProxies: Set<String>
 
-    /// Makes a configuration; ``validate()`` checks it.
-    public init(destinations: [RelayDestination], trustedProxies: Set<String> = []) {
+    /// Makes a configuration; ``validate()`` checks it. Which `X-Forwarded-For` to believe for `ip-address` is the
+    /// collector's listener's business (its trusted proxies), not the relay's: the relay adds the address it is given.
+    public init(destinations: [RelayDestination]) {
         self.destinations = destinations
-        self.trustedProxies = trustedProxies
     }
 
     /// Refuses what cannot work, naming the destination and the field.

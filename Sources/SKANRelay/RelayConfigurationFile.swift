@@ -34,7 +34,12 @@ extension RelayConfiguration {
         for (index, shape) in file.destinations.enumerated() {
             destinations.append(try shape.destination(index: index, folder: folder))
         }
-        let configuration = RelayConfiguration(destinations: destinations, trustedProxies: Set(file.trustedProxies ?? []))
+        if file.trustedProxies != nil {
+            // Read once, by the listener, for every use of the address: a second list here could disagree with it.
+            throw RelayError(.invalidConfiguration, "trusted-proxies: not read from the relay file; give the "
+                + "collector's trusted proxies to skan serve (--trusted-proxy), which resolves the ip-address it adds")
+        }
+        let configuration = RelayConfiguration(destinations: destinations)
         try configuration.validate()
         return configuration
     }
@@ -56,6 +61,7 @@ extension RelayConfiguration {
     /// The file as written.
     private struct FileShape: Decodable {
         var destinations: [DestinationShape]
+        /// Refused: the listener's setting now (see ``decode(_:folder:)``).
         var trustedProxies: [String]?
 
         enum CodingKeys: String, CodingKey {

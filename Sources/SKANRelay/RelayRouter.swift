@@ -33,22 +33,13 @@ public struct RelayRouter: OutboxRouting {
             for extra in extras {
                 switch extra {
                 case .receivedAt: members.string(extra.rawValue, Timestamp.iso8601(postback.receivedAt))
-                case .ipAddress: members.string(extra.rawValue, clientAddress(arrival))
+                case .ipAddress: members.string(extra.rawValue, arrival.clientAddress)
                 case .userAgent: members.string(extra.rawValue, arrival.userAgent)
                 }
             }
             return OutboxItem(destination: destination.name, idempotencyKey: key,
                               body: Self.adding(members.json, to: postback.rawBody))
         }
-    }
-
-    /// The device's address: the peer's, unless the peer is a trusted proxy, then the nearest address in
-    /// `X-Forwarded-For` that is not one (the ones before it could be anything the client wrote).
-    func clientAddress(_ arrival: Arrival) -> String? {
-        guard let peer = arrival.peer else { return nil }
-        guard configuration.trustedProxies.contains(peer), let forwarded = arrival.forwardedFor else { return peer }
-        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return hops.last { !configuration.trustedProxies.contains($0) } ?? hops.first ?? peer
     }
 
     /// The key is the same on every attempt, and on a replay, of one postback to one destination: a hash of the

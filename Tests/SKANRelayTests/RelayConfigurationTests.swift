@@ -22,7 +22,7 @@ struct RelayConfigurationTests {
         try "tok3n\n".write(to: folder.appendingPathComponent("token"), atomically: true, encoding: .utf8)
         try "k3y".write(to: folder.appendingPathComponent("key"), atomically: true, encoding: .utf8)
         let configuration = try Self.decode("""
-            {"trusted-proxies": ["10.0.0.1"], "destinations": [{"name": "mmp", "url": "https://mmp.example/in",
+            {"destinations": [{"name": "mmp", "url": "https://mmp.example/in",
               "frameworks": ["adattributionkit"], "ad-network-ids": ["n.skadnetwork"], "app-ids": [1], "copies": ["developer"],
               "paths": ["/postbacks"], "body": "json", "add": ["user-agent", "received-at"],
               "headers": {"Authorization": {"file": "token"}, "X-Source": "skan"},
@@ -31,7 +31,6 @@ struct RelayConfigurationTests {
               "lease-seconds": 4}]}
             """, folder: folder)
         let destination = try #require(configuration.destinations.first)
-        #expect(configuration.trustedProxies == ["10.0.0.1"])
         #expect(destination.filter == RelayFilter(frameworks: [.adAttributionKit], adNetworkIDs: ["n.skadnetwork"], appIDs: [1],
                                                   copies: [.developer], paths: ["/postbacks"]))
         #expect(destination.body == .json(adding: [.receivedAt, .userAgent]))
@@ -66,6 +65,7 @@ struct RelayConfigurationTests {
         (#"{"destinations": [{"name": "a", "url": "http://x/", "frameworks": ["skan"]}]}"#, "destination 'a': frameworks: expected one of"),
         (#"{"destinations": [{"name": "a b", "url": "http://x/"}]}"#, "destination 'a b': name: expected letters"),
         (#"{"destinations": [{"url": "http://x/"}]}"#, "$.destinations[0].name: missing"),
+        (#"{"trusted-proxies": ["10.0.0.1"], "destinations": []}"#, "trusted-proxies: not read from the relay file"),
         (#"{"destinations": [{"name": "a", "url": "http://x/", "timeout-seconds": 2, "lease-seconds": 4}]}"#,
          "destination 'a': lease-seconds: expected more than two timeouts (4.0 seconds), got 4.0 seconds"),
     ])

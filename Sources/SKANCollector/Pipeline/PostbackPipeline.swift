@@ -40,17 +40,22 @@ public struct PostbackPipeline: Sendable {
         public var framework: Framework? = nil
     }
 
+    /// Whether the relay adds what the request's ``Arrival`` says: without a relay, the HTTP layer need not read it.
+    public var wantsArrival: Bool { relay != nil }
+
     /// Verifies and stores one body, returning once it is durable (or refused and recorded).
-    public func receive(_ body: [UInt8], endpoint: String) async -> Result {
+    public func receive(_ body: [UInt8], endpoint: String, arrival: Arrival = Arrival()) async -> Result {
         await withCheckedContinuation { continuation in
-            receive(body, endpoint: endpoint) { continuation.resume(returning: $0) }
+            receive(body, endpoint: endpoint, arrival: arrival) { continuation.resume(returning: $0) }
         }
     }
 
     /// Verifies one body on the caller's thread, then queues it for the writer; `completion` receives the result
-    /// on the writer's thread once the entry is durable (or refused and recorded).
-    public func receive(_ body: [UInt8], endpoint: String, completion: @escaping @Sendable (Result) -> Void) {
-        let (storeEntry, basis) = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint)
+    /// on the writer's thread once the entry is durable (or refused and recorded). `arrival` is what the relay
+    /// adds to what it forwards (the client's address, its user agent).
+    public func receive(_ body: [UInt8], endpoint: String, arrival: Arrival = Arrival(),
+                        completion: @escaping @Sendable (Result) -> Void) {
+        let (storeEntry, basis) = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint, arrival: arrival)
         // The closure keeps only what the reply needs: holding the verdict or the pipeline until the commit took
         // a retain and a release of each of their references, per postback.
         writer.submit([storeEntry]) { stored in
@@ -95,12 +100,12 @@ public struct PostbackPipeline: Sendable {
     }
 
     private func entry(for body: [UInt8], verdict: consuming AttributionVerdict, endpoint: String,
-                       receivedAt: Date? = nil) -> Judged {
+                       receivedAt: Date? = nil, arrival: Arrival = Arrival()) -> Judged {
         let receivedAt = receivedAt ?? now()
         if case .valid(let verified) = verdict {
             let basis = ReplyBasis(version: verified.fields.frameworkVersion, framework: verified.framework, refusal: nil)
             var accepted = AcceptedPostback(attribution: verified, rawBody: body, receivedAt: receivedAt, endpoint: endpoint)
-            if let relay { accepted.outbox = relay.items(for: accepted, arrival: Arrival()) }
+            if let relay { accepted.outbox = relay.items(for: accepted, arrival: arrival) }
             return (.accepted(accepted), basis)
         }
         // What the client sent is escaped and cut before any handler sees it: a refusal is logged before (or
