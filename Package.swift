@@ -260,6 +260,7 @@ let package = Package(
                 "SKANStoreSQLite",
                 "SKANStorePostgres",
                 "SKANCollector",
+                "SKANRelay",
                 "SKANSimulator",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -43,6 +43,9 @@ if [ ! -s "$POSTBACKS" ]; then
 fi
 
 rm -f "$OUT"/bench.sqlite*
+# The server's shell truncates serve.out only once it runs: without this, the wait below could read the last run's
+# port from it (seen as wrk's "unable to connect" in back-to-back runs).
+rm -f "$OUT/serve.out"
 "$BIN" serve --db "$OUT/bench.sqlite" --port 0 --log-level warning --durability "$DURABILITY" \
     ${EVENT_LOOPS:+--event-loops "$EVENT_LOOPS"} ${SERVE_FLAGS:-} \
     --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem \

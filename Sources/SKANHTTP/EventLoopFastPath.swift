@@ -144,14 +144,15 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
             state = .discarding(closesAtEnd: closes, budget: Self.discardBudget)
             return reply(answer, start: start, closes: closes, context: context)
         }
-        state = .reading(Reading(route: route, start: start, closesAfter: closesAfter, body: nil))
+        state = .reading(Reading(route: route, start: start, closesAfter: closesAfter, body: nil,
+                                 head: responder.wantsRequest ? head : nil))
     }
 
     private func answer(_ reading: Reading, context: ChannelHandlerContext) {
         state = .waiting
         let loop = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let start = reading.start, closes = reading.closesAfter
-        responder.answer(reading.body ?? ByteBuffer(), route: reading.route) { answer in
+        let done: @Sendable (Responder.Answer) -> Void = { answer in
             let reply: @Sendable () -> Void = {
                 let (handler, context) = loop.value
                 handler.state = .idle
@@ -159,6 +160,12 @@ public final class EventLoopFastPath<Responder: EventLoopResponder>: ChannelDupl
             }
             // An answer given at once, on this loop, is written at once: no hop through the loop's queue.
             if loop.eventLoop.inEventLoop { reply() } else { loop.eventLoop.execute(reply) }
+        }
+        if let head = reading.head {
+            responder.answer(reading.body ?? ByteBuffer(), route: reading.route, head: head,
+                             peer: context.channel.remoteAddress, done: done)
+        } else {
+            responder.answer(reading.body ?? ByteBuffer(), route: reading.route, done: done)
         }
     }
 
@@ -315,6 +322,8 @@ private struct FastPathReading {
     /// The body so far: the first part as the decoder gave it (a small body nearly always comes in one),
     /// later parts appended to it.
     var body: ByteBuffer?
+    /// The request's head, kept only for a responder that wants it (``EventLoopResponder/wantsRequest``).
+    var head: HTTPRequest?
 }
 
 /// What would end a connection, held while a request waits for its answer.

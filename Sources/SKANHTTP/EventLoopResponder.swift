@@ -27,9 +27,27 @@ public protocol EventLoopResponder: Sendable {
     /// Answers a whole body, calling `done` exactly once, on any thread (at once, or when a store commits).
     func answer(_ body: ByteBuffer, route: String, done: @escaping @Sendable (Answer) -> Void)
 
+    /// Whether ``answer(_:route:head:peer:done:)`` is to be called instead, with the request's head and peer:
+    /// kept `false` (the default), the fast path holds neither.
+    var wantsRequest: Bool { get }
+
+    /// Answers a whole body knowing its request's head and the connection's peer (the collector's relay forwards
+    /// the client's address and user agent); by default ``answer(_:route:done:)``.
+    func answer(_ body: ByteBuffer, route: String, head: HTTPRequest, peer: SocketAddress?,
+                done: @escaping @Sendable (Answer) -> Void)
+
     /// The status, content type and body of an answer's reply.
     func reply(_ answer: Answer) -> (status: HTTPResponse.Status, contentType: String, body: ByteBuffer)
 
     /// Counts an answer in the metrics; `start` is when its head arrived.
     func record(_ answer: Answer, since start: ContinuousClock.Instant)
+}
+
+extension EventLoopResponder {
+    public var wantsRequest: Bool { false }
+
+    public func answer(_ body: ByteBuffer, route: String, head: HTTPRequest, peer: SocketAddress?,
+                       done: @escaping @Sendable (Answer) -> Void) {
+        answer(body, route: route, done: done)
+    }
 }

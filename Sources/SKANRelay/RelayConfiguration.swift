@@ -6,7 +6,6 @@ import SKANCore
 ///
 /// ```json
 /// {
-///   "trusted-proxies": ["127.0.0.1"],
 ///   "destinations": [{
 ///     "name": "partner", "url": "https://partner.example/skan",
 ///     "frameworks": ["skadnetwork"], "copies": ["winning", "developer"],
@@ -19,13 +18,11 @@ import SKANCore
 public struct RelayConfiguration: Sendable, Hashable {
     /// Where postbacks go.
     public var destinations: [RelayDestination]
-    /// Peers whose `X-Forwarded-For` is believed: the load balancers in front of the collector.
-    public var trustedProxies: Set<String>
 
-    /// Makes a configuration; ``validate()`` checks it.
-    public init(destinations: [RelayDestination], trustedProxies: Set<String> = []) {
+    /// Makes a configuration; ``validate()`` checks it. Which `X-Forwarded-For` to believe for `ip-address` is the
+    /// collector's listener's business (its trusted proxies), not the relay's: the relay adds the address it is given.
+    public init(destinations: [RelayDestination]) {
         self.destinations = destinations
-        self.trustedProxies = trustedProxies
     }
 
     /// Refuses what cannot work, naming the destination and the field.
@@ -49,6 +46,9 @@ public struct RelayConfiguration: Sendable, Hashable {
             }
             if destination.timeout <= .zero { throw fail("timeout-seconds", "expected a positive number, got \(destination.timeout)") }
             if destination.maximumAge <= .zero { throw fail("max-age-hours", "expected a positive number, got \(destination.maximumAge)") }
+            if destination.lease <= destination.timeout * 2 {
+                throw fail("lease-seconds", "expected more than two timeouts (\(destination.timeout * 2)), got \(destination.lease)")
+            }
             if destination.deadAfter < 1 { throw fail("dead-after", "expected at least 1, got \(destination.deadAfter)") }
             for header in destination.headers where !Self.isToken(header.name) {
                 throw fail("headers", "\"\(header.name)\" is not a header name")

@@ -34,7 +34,12 @@ extension RelayConfiguration {
         for (index, shape) in file.destinations.enumerated() {
             destinations.append(try shape.destination(index: index, folder: folder))
         }
-        let configuration = RelayConfiguration(destinations: destinations, trustedProxies: Set(file.trustedProxies ?? []))
+        if file.trustedProxies != nil {
+            // Read once, by the listener, for every use of the address: a second list here could disagree with it.
+            throw RelayError(.invalidConfiguration, "trusted-proxies: not read from the relay file; give the "
+                + "collector's trusted proxies to skan serve (--trusted-proxy), which resolves the ip-address it adds")
+        }
+        let configuration = RelayConfiguration(destinations: destinations)
         try configuration.validate()
         return configuration
     }
@@ -56,6 +61,7 @@ extension RelayConfiguration {
     /// The file as written.
     private struct FileShape: Decodable {
         var destinations: [DestinationShape]
+        /// Refused: the listener's setting now (see ``decode(_:folder:)``).
         var trustedProxies: [String]?
 
         enum CodingKeys: String, CodingKey {
@@ -106,6 +112,7 @@ extension RelayConfiguration {
         var timeoutSeconds: Double?
         var maxAgeHours: Double?
         var deadAfter: Int?
+        var leaseSeconds: Double?
 
         enum CodingKeys: String, CodingKey {
             case name, url, frameworks, copies, paths, body, add, headers, signature
@@ -115,6 +122,7 @@ extension RelayConfiguration {
             case timeoutSeconds = "timeout-seconds"
             case maxAgeHours = "max-age-hours"
             case deadAfter = "dead-after"
+            case leaseSeconds = "lease-seconds"
         }
 
         func destination(index: Int, folder: URL) throws(RelayError) -> RelayDestination {
@@ -166,7 +174,7 @@ extension RelayConfiguration {
             let signature = try self.signature.map { shape throws(RelayError) in
                 RelaySignature(header: shape.header, secret: Array(try read("signature.secret-file", shape.secretFile).utf8))
             }
-            for (field, value) in [("timeout-seconds", timeoutSeconds), ("max-age-hours", maxAgeHours)] {
+            for (field, value) in [("timeout-seconds", timeoutSeconds), ("max-age-hours", maxAgeHours), ("lease-seconds", leaseSeconds)] {
                 if let value, !(value > 0 && value.isFinite) { throw fail(field, "expected a positive number, got \(value)") }
             }
             return RelayDestination(
@@ -175,7 +183,8 @@ extension RelayConfiguration {
                                     copies: copies, paths: Set(paths ?? [])),
                 body: shape, headers: headers, signature: signature, inFlight: inFlight ?? 8,
                 timeout: .milliseconds(Int64((timeoutSeconds ?? 10) * 1000)),
-                maximumAge: .seconds(Int64((maxAgeHours ?? 168) * 3600)), deadAfter: deadAfter ?? 3)
+                maximumAge: .seconds(Int64((maxAgeHours ?? 168) * 3600)), deadAfter: deadAfter ?? 3,
+                lease: leaseSeconds.map { .milliseconds(Int64($0 * 1000)) })
         }
     }
 }

@@ -24,11 +24,19 @@ public struct RelayDestination: Sendable, Hashable {
     public var maximumAge: Duration
     /// Attempts answered with a 4xx other than 408 and 429 before the entry is a dead letter.
     public var deadAfter: Int
+    /// How long a claimed batch stays this collector's before another may send it: a collector killed during
+    /// delivery leaves its batch for this long. Longer than a batch can take (two timeouts); by default two
+    /// timeouts plus 15 s.
+    public var lease: Duration
+
+    /// The lease when none is given: two timeouts plus 15 s.
+    public static func defaultLease(timeout: Duration) -> Duration { timeout * 2 + .seconds(15) }
 
     /// Makes a destination that takes every postback as received.
     public init(name: String, url: URL, filter: RelayFilter = RelayFilter(), body: RelayBody = .received,
                 headers: [RelayHeader] = [], signature: RelaySignature? = nil, inFlight: Int = 8,
-                timeout: Duration = .seconds(10), maximumAge: Duration = .seconds(7 * 86_400), deadAfter: Int = 3) {
+                timeout: Duration = .seconds(10), maximumAge: Duration = .seconds(7 * 86_400), deadAfter: Int = 3,
+                lease: Duration? = nil) {
         self.name = name
         self.url = url
         self.filter = filter
@@ -39,6 +47,7 @@ public struct RelayDestination: Sendable, Hashable {
         self.timeout = timeout
         self.maximumAge = maximumAge
         self.deadAfter = deadAfter
+        self.lease = lease ?? Self.defaultLease(timeout: timeout)
     }
 }
 

@@ -22,33 +22,36 @@ public struct RelayRouter: OutboxRouting {
         return items
     }
 
-    /// What `destination` gets for `postback`: also what a replay of a stored postback queues.
+    /// What `destination` gets for `postback`.
     public func item(for postback: AcceptedPostback, arrival: Arrival, to destination: RelayDestination) -> OutboxItem {
-        let key = Self.idempotencyKey(destination: destination.name, postback.dedupKey)
+        Self.item(key: postback.dedupKey, rawBody: postback.rawBody, receivedAt: Timestamp.iso8601(postback.receivedAt),
+                  arrival: arrival, to: destination)
+    }
+
+    /// What `destination` gets for a stored postback (``RelayReplay``): the key it got, or would have got, when the
+    /// postback arrived, so that a partner drops what it already has; the address and user agent, never stored,
+    /// are `null`.
+    public static func item(for stored: StoredPostback, to destination: RelayDestination) -> OutboxItem {
+        item(key: stored.dedupKey, rawBody: stored.rawBody, receivedAt: stored.receivedAt, arrival: Arrival(), to: destination)
+    }
+
+    private static func item(key: DedupKey, rawBody: [UInt8], receivedAt: String, arrival: Arrival,
+                             to destination: RelayDestination) -> OutboxItem {
+        let key = idempotencyKey(destination: destination.name, key)
         switch destination.body {
         case .received:
-            return OutboxItem(destination: destination.name, idempotencyKey: key, body: postback.rawBody)
+            return OutboxItem(destination: destination.name, idempotencyKey: key, body: rawBody)
         case .json(let extras):
             var members = JSONWriter()
             for extra in extras {
                 switch extra {
-                case .receivedAt: members.string(extra.rawValue, Timestamp.iso8601(postback.receivedAt))
-                case .ipAddress: members.string(extra.rawValue, clientAddress(arrival))
+                case .receivedAt: members.string(extra.rawValue, receivedAt)
+                case .ipAddress: members.string(extra.rawValue, arrival.clientAddress)
                 case .userAgent: members.string(extra.rawValue, arrival.userAgent)
                 }
             }
-            return OutboxItem(destination: destination.name, idempotencyKey: key,
-                              body: Self.adding(members.json, to: postback.rawBody))
+            return OutboxItem(destination: destination.name, idempotencyKey: key, body: adding(members.json, to: rawBody))
         }
-    }
-
-    /// The device's address: the peer's, unless the peer is a trusted proxy, then the nearest address in
-    /// `X-Forwarded-For` that is not one (the ones before it could be anything the client wrote).
-    func clientAddress(_ arrival: Arrival) -> String? {
-        guard let peer = arrival.peer else { return nil }
-        guard configuration.trustedProxies.contains(peer), let forwarded = arrival.forwardedFor else { return peer }
-        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        return hops.last { !configuration.trustedProxies.contains($0) } ?? hops.first ?? peer
     }
 
     /// The key is the same on every attempt, and on a replay, of one postback to one destination: a hash of the
@@ -84,12 +87,20 @@ public struct RelayRouter: OutboxRouting {
 extension RelayFilter {
     /// Whether a destination with this filter takes `postback`.
     public func takes(_ postback: AcceptedPostback) -> Bool {
-        let fields = postback.attribution.fields
-        if !frameworks.isEmpty && !frameworks.contains(postback.attribution.framework) { return false }
+        takes(framework: postback.attribution.framework, fields: postback.attribution.fields, endpoint: postback.endpoint)
+    }
+
+    /// Whether a destination with this filter takes a stored postback.
+    public func takes(_ stored: StoredPostback) -> Bool {
+        takes(framework: stored.framework, fields: stored.fields, endpoint: stored.endpoint)
+    }
+
+    func takes(framework: Framework, fields: AttributionFields, endpoint: String) -> Bool {
+        if !frameworks.isEmpty && !frameworks.contains(framework) { return false }
         if !adNetworkIDs.isEmpty && !adNetworkIDs.contains(fields.network) { return false }
         if !appIDs.isEmpty && !appIDs.contains(fields.appID) { return false }
-        if !paths.isEmpty && !paths.contains(postback.endpoint) { return false }
-        if !copies.isEmpty && !copies.contains(RelayCopy(of: postback)) { return false }
+        if !paths.isEmpty && !paths.contains(endpoint) { return false }
+        if !copies.isEmpty && !copies.contains(RelayCopy(endpoint: endpoint, didWin: fields.didWin)) { return false }
         return true
     }
 }
@@ -98,10 +109,14 @@ extension RelayCopy {
     /// Apple sends developer copies to the advertiser's `/.well-known/…/report-attribution/` paths; a postback
     /// without `did-win` (SKAdNetwork before 3.0) went to the winner only.
     public init(of postback: AcceptedPostback) {
-        if postback.endpoint.hasPrefix("/.well-known/") {
+        self.init(endpoint: postback.endpoint, didWin: postback.attribution.fields.didWin)
+    }
+
+    init(endpoint: String, didWin: Bool?) {
+        if endpoint.hasPrefix("/.well-known/") {
             self = .developer
         } else {
-            self = postback.attribution.fields.didWin == false ? .nonWinning : .winning
+            self = didWin == false ? .nonWinning : .winning
         }
     }
 }

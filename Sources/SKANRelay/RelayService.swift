@@ -63,7 +63,7 @@ public struct RelayService: Service {
         // Two rounds of `inFlight` per batch, so that a batch takes at most two timeouts and its lease can be short:
         // a killed sender's entries are due again soon after, and a live one never outlasts its lease.
         let batch = min(batchSize, destination.inFlight * 2)
-        let lease = destination.timeout * 2 + .seconds(15)
+        let lease = destination.lease
         var failing = false
         while !Task.isCancelled {
             let now = clock.now()

@@ -19,6 +19,11 @@ public struct StoredPostback: Sendable, Hashable {
     /// Where it came from.
     public let endpoint: String
 
+    /// The duplicate key it was stored under (``AcceptedPostback/dedupKey``).
+    public var dedupKey: DedupKey {
+        DedupKey(framework: framework, network: fields.network, dedupID: fields.dedupID, window: fields.window ?? 0)
+    }
+
     /// Makes a stored postback.
     public init(framework: Framework, fields: AttributionFields, extrasJSON: String?, rawBody: [UInt8],
                 receivedAt: String, keyName: String, layout: String, endpoint: String) {

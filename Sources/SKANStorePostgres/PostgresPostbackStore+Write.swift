@@ -7,7 +7,8 @@ import SKANStore
 extension PostgresPostbackStore {
     /// Writes the batch in one transaction: an insert whose `ON CONFLICT DO NOTHING ... RETURNING` tells which
     /// postbacks this transaction stored (the others were stored before, by this collector or another), the
-    /// refusals, then this collector's counters. Returns once COMMIT has answered (as durable as the server's
+    /// refusals, then this collector's counters; the relay's entries of the postbacks it stored (``OutboxRows``)
+    /// follow the insert. Returns once COMMIT has answered (as durable as the server's
     /// `synchronous_commit` makes it). A batch of accepted
     /// postbacks only (the usual one) is a single statement, ``CountingBatchInsert``, between BEGIN and COMMIT.
     public func write(_ entries: [StoreEntry]) async throws(StoreError) -> [StoreOutcome] {
@@ -47,12 +48,15 @@ extension PostgresPostbackStore {
         let counting = rejected.isEmpty ? CountingBatchInsert(collector: collector, entries: entries.count, rows: rows) : nil
         let insert = accepted.isEmpty || counting != nil ? nil : BatchInsert(collector: collector, rows: rows)
         let refusals = rejected.map { Self.insert($0, cap: cap) }
+        // The relay's entries go in the same transaction, for the postbacks it stored only.
+        let queued = OutboxRows(accepted)
         let outcomes = try await pool.run(.writeFailed, "cannot store \(entries.count) postbacks") { client in
             // A deadlock's victim was rolled back whole: it runs again (DeadlockRetry).
             try await DeadlockRetry.run(logger: logger) { try await client.withTransaction(logger: logger) { connection in
                 var stored: Set<[ColumnValue]> = []
                 if let counting {
                     for try await key in try await connection.execute(counting, logger: logger) { stored.insert(key) }
+                    if let enqueue = queued?.insert(stored: stored) { try await connection.query(enqueue, logger: logger) }
                     let outcomes = Self.outcomes(firsts, entries, stored: stored)
                     try await Self.keepRepeats(of: Self.duplicates(entries, outcomes), collector: collector,
                                                connection: connection, logger: logger)
@@ -61,6 +65,7 @@ extension PostgresPostbackStore {
                 if let insert {
                     for try await key in try await connection.execute(insert, logger: logger) { stored.insert(key) }
                 }
+                if let enqueue = queued?.insert(stored: stored) { try await connection.query(enqueue, logger: logger) }
                 for refusal in refusals { try await connection.query(refusal, logger: logger) }
                 let outcomes = Self.outcomes(firsts, entries, stored: stored)
                 try await Self.keepRepeats(of: Self.duplicates(entries, outcomes), collector: collector,

@@ -67,6 +67,8 @@ enum PostgresSchema {
         // Installs by campaign and day read a rollup of one row per day and campaign with its counts.
         ("0006-campaign-days", made(PostbackRollup.campaignDays) + [campaignIndex(PostbackRollup.campaignDays)].compactMap { $0 }
             + [dayCampaignOrder]),
+        // The relay's outbox (PostgresOutbox), written with the postbacks it follows and claimed under leases.
+        ("0007-relay-outbox", PostgresOutbox.schema),
         // Repeats of stored postbacks whose unsigned values differ, or from the other side (RepeatTable); written only
         // when a duplicate arrives. (0007 is the relay's outbox.)
         ("0008-conflicts", [PostgresPostbackStore.createRepeats, RepeatTable.conflictsIndex]),

@@ -12,7 +12,7 @@ struct RelayCommand: AsyncParsableCommand {
             skan serve --relay FILE queues every accepted postback for each destination that takes it, in the \
             transaction that stores it, and sends it at least once (docs/guides/relay.md).
             """,
-        subcommands: [Status.self, Retry.self]
+        subcommands: [Status.self, Retry.self, Replay.self]
     )
 
     /// The relay configuration at `path` and the outbox of `store`, or `nil` without a path; refuses a store that
@@ -31,17 +31,19 @@ struct RelayCommand: AsyncParsableCommand {
 
     static func outbox(of store: any PostbackStore) throws(CLIError) -> any Outbox {
         guard let outbox = store as? any Outbox else {
-            throw CLIError("this database engine keeps no relay outbox yet; use a SQLite --db for --relay")
+            throw CLIError("the \(type(of: store)) store keeps no relay outbox, so --relay cannot use it")
         }
         return outbox
     }
 
-    /// Opens the store at `db` with its schema up to date, runs `body` on its outbox, and closes it.
-    static func withOutbox<T>(_ db: String, _ body: (any Outbox) async throws -> T) async throws -> T {
-        let store = try StoreLocation(db).openStore()
+    /// Opens the store at `db` with its schema up to date, runs `body` on its outbox and the store's location, and
+    /// closes it.
+    static func withOutbox<T>(_ db: String, _ body: (any Outbox, StoreLocation) async throws -> T) async throws -> T {
+        let location = try StoreLocation(db)
+        let store = try location.openStore()
         do {
             try await store.migrate()
-            let result = try await body(try outbox(of: store))
+            let result = try await body(try outbox(of: store), location)
             try await store.close()
             return result
         } catch let error as StoreError {
@@ -57,11 +59,11 @@ struct RelayCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Per destination: entries waiting, dead letters, the oldest waiting and the last error.")
 
-        @Option(help: "The collector's SQLite database.")
+        @Option(help: "The collector's SQLite database, or a postgres:// URL.")
         var db = "skan.sqlite"
 
         func run() async throws {
-            let depths = try await RelayCommand.withOutbox(db) { try await $0.depths() }
+            let depths = try await RelayCommand.withOutbox(db) { outbox, _ in try await outbox.depths() }
             var lines = [["DESTINATION", "QUEUED", "DEAD", "OLDEST", "LAST ERROR"]]
             for depth in depths {
                 lines.append([depth.destination, String(depth.pending), String(depth.dead),
@@ -82,7 +84,7 @@ struct RelayCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make dead letters due again, their attempts reset (a running skan serve --relay sends them).")
 
-        @Option(help: "The collector's SQLite database.")
+        @Option(help: "The collector's SQLite database, or a postgres:// URL.")
         var db = "skan.sqlite"
 
         @Flag(help: "Retry the dead letters (required: the only kind of entry this sends again).")
@@ -94,8 +96,70 @@ struct RelayCommand: AsyncParsableCommand {
         func run() async throws {
             guard dead else { throw CLIError("skan relay retry: say --dead: only dead letters are retried") }
             let destination = destination
-            let count = try await RelayCommand.withOutbox(db) { try await $0.reviveDead(destination: destination, now: Date()) }
+            let count = try await RelayCommand.withOutbox(db) { outbox, _ in
+                try await outbox.reviveDead(destination: destination, now: Date())
+            }
             print("\(count) dead letter\(count == 1 ? "" : "s") due again\(destination.map { " for \($0)" } ?? "")")
+        }
+    }
+
+    struct Replay: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Queue stored postbacks again for one destination (a running skan serve --relay sends them).",
+            discussion: """
+                Each postback that arrived on the days given, and that the destination's filters take, is queued \
+                with the Idempotency-Key it got (or would have got) when it arrived, so a partner that has it \
+                already drops the repeat. ip-address and user-agent, never stored, are null in a replayed body.
+                """)
+
+        @Option(help: "The collector's SQLite database, or a postgres:// URL.")
+        var db = "skan.sqlite"
+
+        @Option(help: "The relay configuration that names the destination (as skan serve --relay).")
+        var relay: String
+
+        @Option(help: "The destination to queue the postbacks for.")
+        var destination: String
+
+        @Option(help: "First arrival day included, YYYY-MM-DD (UTC).")
+        var since: String
+
+        @Option(help: "Last arrival day included, YYYY-MM-DD (UTC; default: every day since).")
+        var until: String?
+
+        func run() async throws {
+            let configuration: RelayConfiguration
+            let days: RelayReplay.Days
+            do {
+                configuration = try RelayConfiguration.load(path: relay)
+                days = try RelayReplay.Days(since: since, until: until)
+            } catch {
+                throw CLIError(error.reason)
+            }
+            guard let target = configuration.destinations.first(where: { $0.name == destination }) else {
+                let names = configuration.destinations.map(\.name).joined(separator: ", ")
+                throw CLIError("--destination \(destination): not in \(relay) (it names \(names.isEmpty ? "none" : names))")
+            }
+            let count = try await RelayCommand.withOutbox(db) { outbox, location in
+                let reader = try await location.openReader()
+                let items: [OutboxItem]
+                do {
+                    items = try await RelayReplay.items(from: reader, to: target, days: days)
+                } catch {
+                    await reader.close()
+                    throw error
+                }
+                await reader.close()
+                // In slices: one transaction per slice, so a long history never holds the writer for long.
+                var start = 0
+                while start < items.count {
+                    let slice = Array(items[start ..< min(start + 1000, items.count)])
+                    try await outbox.enqueue(slice, now: Date())
+                    start += slice.count
+                }
+                return items.count
+            }
+            print("\(count) postback\(count == 1 ? "" : "s") queued for \(destination)")
         }
     }
 }

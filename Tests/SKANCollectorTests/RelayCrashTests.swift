@@ -17,14 +17,15 @@ struct RelayCrashTests {
         let receiver = Receiver { _, attempt in attempt == 1 ? .status(503) : .accept }
         let port = try await receiver.start()
         let relay = folder.appendingPathComponent("relay.json")
-        try #"{"destinations": [{"name": "partner", "url": "http://127.0.0.1:\#(port)/in", "in-flight": 4, "timeout-seconds": 2}]}"#
+        // A short lease, so that what the killed collector held comes back within seconds, not the default 19 s.
+        try #"{"destinations": [{"name": "partner", "url": "http://127.0.0.1:\#(port)/in", "in-flight": 4, "timeout-seconds": 1, "lease-seconds": 3}]}"#
             .write(to: relay, atomically: true, encoding: .utf8)
         let arguments = ["--relay", relay.path]
         let ids = try await CrashRecoveryTests.loadAndKill(database: path, extraArguments: arguments)
         #expect(ids.count >= 300)
         let second = try ServerProcess(binary: CrashRecoveryTests.binary, database: path, extraArguments: arguments)
-        // A killed sender's entries wait for their lease (a few minutes at most); entries it never claimed go at once.
-        let delivered = await Self.eventually(seconds: 90) { Set(Self.transactionIDs(receiver)).isSuperset(of: ids) }
+        // A killed sender's entries wait for their lease; entries it never claimed go at once.
+        let delivered = await Self.eventually(seconds: 60) { Set(Self.transactionIDs(receiver)).isSuperset(of: ids) }
         second.kill(SIGTERM)
         await second.waitUntilExit()
         let received = Set(Self.transactionIDs(receiver))

@@ -22,15 +22,15 @@ struct RelayConfigurationTests {
         try "tok3n\n".write(to: folder.appendingPathComponent("token"), atomically: true, encoding: .utf8)
         try "k3y".write(to: folder.appendingPathComponent("key"), atomically: true, encoding: .utf8)
         let configuration = try Self.decode("""
-            {"trusted-proxies": ["10.0.0.1"], "destinations": [{"name": "mmp", "url": "https://mmp.example/in",
+            {"destinations": [{"name": "mmp", "url": "https://mmp.example/in",
               "frameworks": ["adattributionkit"], "ad-network-ids": ["n.skadnetwork"], "app-ids": [1], "copies": ["developer"],
               "paths": ["/postbacks"], "body": "json", "add": ["user-agent", "received-at"],
               "headers": {"Authorization": {"file": "token"}, "X-Source": "skan"},
               "signature": {"header": "X-Signature", "secret-file": "key"},
-              "in-flight": 2, "timeout-seconds": 1.5, "max-age-hours": 24, "dead-after": 5}]}
+              "in-flight": 2, "timeout-seconds": 1.5, "max-age-hours": 24, "dead-after": 5,
+              "lease-seconds": 4}]}
             """, folder: folder)
         let destination = try #require(configuration.destinations.first)
-        #expect(configuration.trustedProxies == ["10.0.0.1"])
         #expect(destination.filter == RelayFilter(frameworks: [.adAttributionKit], adNetworkIDs: ["n.skadnetwork"], appIDs: [1],
                                                   copies: [.developer], paths: ["/postbacks"]))
         #expect(destination.body == .json(adding: [.receivedAt, .userAgent]))
@@ -40,6 +40,7 @@ struct RelayConfigurationTests {
         #expect(destination.timeout == .milliseconds(1500))
         #expect(destination.maximumAge == .seconds(86_400))
         #expect(destination.deadAfter == 5)
+        #expect(destination.lease == .seconds(4))
     }
 
     @Test("defaults: every postback as received, 7 days, 8 in flight")
@@ -49,6 +50,8 @@ struct RelayConfigurationTests {
         #expect(destination.body == .received)
         #expect(destination.maximumAge == .seconds(7 * 86_400))
         #expect(destination.inFlight == 8)
+        // Two timeouts of 10 s plus 15 s.
+        #expect(destination.lease == .seconds(35))
     }
 
     @Test("refuses bad configuration, naming the destination and the field", arguments: [
@@ -62,6 +65,9 @@ struct RelayConfigurationTests {
         (#"{"destinations": [{"name": "a", "url": "http://x/", "frameworks": ["skan"]}]}"#, "destination 'a': frameworks: expected one of"),
         (#"{"destinations": [{"name": "a b", "url": "http://x/"}]}"#, "destination 'a b': name: expected letters"),
         (#"{"destinations": [{"url": "http://x/"}]}"#, "$.destinations[0].name: missing"),
+        (#"{"trusted-proxies": ["10.0.0.1"], "destinations": []}"#, "trusted-proxies: not read from the relay file"),
+        (#"{"destinations": [{"name": "a", "url": "http://x/", "timeout-seconds": 2, "lease-seconds": 4}]}"#,
+         "destination 'a': lease-seconds: expected more than two timeouts (4.0 seconds), got 4.0 seconds"),
     ])
     func refuses(_ json: String, _ expected: String) {
         #expect {

@@ -4,6 +4,7 @@ import HTTPTypes
 import SKANCore
 import SKANRelay
 import SKANStore
+import SKANStorePostgres
 import SKANStoreSQLite
 import SKANTestSupport
 import Testing
@@ -13,8 +14,15 @@ import Testing
 struct RelayDeliveryTests {
     typealias H = RelayHarness
 
-    /// A store for a test: SQLite on a file (durable) or in memory.
+    /// The stores the delivery tests run on: SQLite, memory, and PostgreSQL when the test server is up.
+    static let kinds = ["sqlite", "memory"] + (PostgresTestServer.isAvailable ? ["postgres"] : [])
+
+    /// A store for a test: SQLite on a file (durable), in memory, or a new PostgreSQL database.
     static func store(_ kind: String) async throws -> (any PostbackStore & Outbox, () -> Void) {
+        if kind == "postgres" {
+            let server = try #require(PostgresTestServer.shared)
+            return (try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: try server.makeDatabase())), {})
+        }
         if kind == "sqlite" {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).sqlite").path
             return (try await SQLitePostbackStore.open(path: path, durability: .normal), {
@@ -25,7 +33,7 @@ struct RelayDeliveryTests {
     }
 
     @Test("every postback reaches a receiver that fails at first, with the same key on every attempt",
-          arguments: ["sqlite", "memory"])
+          arguments: kinds)
     func failingAtFirst(_ kind: String) async throws {
         let (store, cleanup) = try await Self.store(kind)
         defer { cleanup() }
@@ -85,7 +93,7 @@ struct RelayDeliveryTests {
         await receiver.stop()
     }
 
-    @Test("a receiver that is down and then up gets everything", arguments: ["sqlite", "memory"])
+    @Test("a receiver that is down and then up gets everything", arguments: kinds)
     func downThenUp(_ kind: String) async throws {
         let (store, cleanup) = try await Self.store(kind)
         defer { cleanup() }

@@ -11,9 +11,9 @@ struct OutboxConformanceTests {
     typealias Engine = StoreConformanceTests.Engine
     typealias T = SQLitePostbackStoreTests
 
-    /// The engines with an outbox. PostgreSQL has none yet (its `FOR UPDATE SKIP LOCKED` claim is still to be
-    /// written: `skan serve --relay` refuses a postgres:// database until then); it joins here when it does.
-    static let engines = Engine.allCases.filter { $0 != .postgres }
+    /// Every engine: each keeps an outbox. PostgreSQL is among them when the test server is up (the store suite's
+    /// ``StoreConformanceTests/postgresRuns()`` says why when it is not, and fails where it is required).
+    static let engines = Engine.allCases
 
     static let t0 = T.receivedAt
 
@@ -95,6 +95,60 @@ struct OutboxConformanceTests {
         let revived = try await outbox.claim(destination: "a", limit: 4, now: Self.t0 + 20, leaseUntil: Self.t0 + 80)
         #expect(revived.map(\.id) == [claimed[2].id])
         #expect(revived.first?.attempts == 0)
+        try await store.close()
+    }
+
+    @Test("claimers at once never get one entry twice, and together get every due entry", arguments: engines)
+    func concurrentClaims(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let outbox = try Self.outbox(store)
+        _ = try await store.write((0 ..< 60).map { _ in Self.accepted(["a", "b"]) })
+        // Eight claimers of "a" race, each claiming until nothing is due: what one holds, no other may get.
+        let claims = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for _ in 0 ..< 8 {
+                group.addTask {
+                    var mine: [Int64] = []
+                    while true {
+                        let batch = try await outbox.claim(destination: "a", limit: 3, now: Self.t0, leaseUntil: Self.t0 + 60)
+                        if batch.isEmpty { return mine }
+                        mine += batch.map(\.id)
+                    }
+                }
+            }
+            return try await group.reduce(into: [[Int64]]()) { $0.append($1) }
+        }
+        let all = claims.flatMap { $0 }
+        #expect(all.count == 60)
+        #expect(Set(all).count == 60, "an entry was handed to two claimers")
+        // The other destination's entries were not touched.
+        #expect(try await outbox.claim(destination: "b", limit: 100, now: Self.t0, leaseUntil: Self.t0 + 60).count == 60)
+        try await store.close()
+    }
+
+    @Test("a retry is due at its time, not before, and each attempt is counted", arguments: engines)
+    func retrySchedule(_ engine: Engine) async throws {
+        let (store, cleanup) = try await engine.make()
+        defer { cleanup() }
+        let outbox = try Self.outbox(store)
+        _ = try await store.write([Self.accepted(["a"])])
+        var now = Self.t0
+        for attempt in 0 ..< 3 {
+            let claimed = try await outbox.claim(destination: "a", limit: 10, now: now, leaseUntil: now + 60)
+            #expect(claimed.map(\.attempts) == [attempt])
+            let entry = try #require(claimed.first)
+            let due = now + 10 * (attempt + 1)
+            try await outbox.settle([.retry(id: entry.id, at: due, error: "HTTP 503 #\(attempt)")])
+            #expect(try await outbox.claim(destination: "a", limit: 10, now: due - 1, leaseUntil: due + 60).isEmpty)
+            now = due
+        }
+        let depths = try await outbox.depths()
+        #expect(depths == [OutboxDepth(destination: "a", pending: 1, dead: 0, oldest: Self.t0.truncatedToMilliseconds,
+                                       lastError: "HTTP 503 #2")])
+        let last = try await outbox.claim(destination: "a", limit: 10, now: now, leaseUntil: now + 60)
+        #expect(last.map(\.attempts) == [3])
+        try await outbox.settle([.sent(id: try #require(last.first).id)])
+        #expect(try await outbox.depths().isEmpty)
         try await store.close()
     }
 

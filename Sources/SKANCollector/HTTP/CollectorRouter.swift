@@ -121,9 +121,10 @@ enum CollectorRouter {
             return PostbackPipeline.Result(
                 reply: PostbackReply(.malformed, reason: "the body could not be read: \(error)"), version: nil)
         }
-        // ClientAddress: the deploy helper's resolver (peer, or X-Forwarded-For behind a trusted proxy) plugs in here.
-        let clientAddress: String? = nil
-        return await pipeline.receive(Array(buffer.readableBytesView), endpoint: path, clientAddress: clientAddress)
+        // The router's context carries no peer address (the fast path's does): `ip-address` is null this way.
+        // ClientAddress: the listener's resolver plugs in here when the context carries the peer.
+        let arrival = pipeline.wantsArrival ? Arrival(clientAddress: nil, userAgent: request.headers[.userAgent]) : Arrival()
+        return await pipeline.receive(Array(buffer.readableBytesView), endpoint: path, arrival: arrival)
     }
 }
 

@@ -1,6 +1,7 @@
 import HTTPTypes
 import NIOCore
 import SKANHTTP
+import SKANStore
 
 /// The collector's postbacks, answered on the event loop by ``EventLoopFastPath``: read and verified on the loop
 /// that read them, queued for the ``GroupCommitWriter``, and answered from the same loop when their transaction
@@ -46,8 +47,16 @@ final class PostbackResponder: EventLoopResponder {
     }
 
     func answer(_ body: ByteBuffer, route: String, done: @escaping @Sendable (PostbackPipeline.Result) -> Void) {
-        // ClientAddress: the deploy helper's resolver plugs in here, as on the router's path.
-        pipeline.receive(Array(body.readableBytesView), endpoint: route, clientAddress: nil, completion: done)
+        pipeline.receive(Array(body.readableBytesView), endpoint: route, completion: done)
+    }
+
+    var wantsRequest: Bool { pipeline.wantsArrival }
+
+    func answer(_ body: ByteBuffer, route: String, head: HTTPRequest, peer: SocketAddress?,
+                done: @escaping @Sendable (PostbackPipeline.Result) -> Void) {
+        // ClientAddress: the listener's resolver (the peer, or X-Forwarded-For behind a trusted proxy) plugs in here.
+        let arrival = Arrival(clientAddress: peer?.ipAddress, userAgent: head.headerFields[.userAgent])
+        pipeline.receive(Array(body.readableBytesView), endpoint: route, arrival: arrival, completion: done)
     }
 
     func reply(_ answer: PostbackPipeline.Result) -> (status: HTTPResponse.Status, contentType: String, body: ByteBuffer) {

@@ -40,20 +40,22 @@ public struct PostbackPipeline: Sendable {
         public var framework: Framework? = nil
     }
 
-    /// Verifies and stores one body, returning once it is durable (or refused and recorded). `clientAddress` is
-    /// the client's address as the router resolved it, kept only with a repeat that differs (``RepeatTable``).
-    public func receive(_ body: [UInt8], endpoint: String, clientAddress: String? = nil) async -> Result {
+    /// Whether the relay adds what the request's ``Arrival`` says: without a relay, the HTTP layer need not read it.
+    public var wantsArrival: Bool { relay != nil }
+
+    /// Verifies and stores one body, returning once it is durable (or refused and recorded).
+    public func receive(_ body: [UInt8], endpoint: String, arrival: Arrival = Arrival()) async -> Result {
         await withCheckedContinuation { continuation in
-            receive(body, endpoint: endpoint, clientAddress: clientAddress) { continuation.resume(returning: $0) }
+            receive(body, endpoint: endpoint, arrival: arrival) { continuation.resume(returning: $0) }
         }
     }
 
     /// Verifies one body on the caller's thread, then queues it for the writer; `completion` receives the result
-    /// on the writer's thread once the entry is durable (or refused and recorded).
-    public func receive(_ body: [UInt8], endpoint: String, clientAddress: String? = nil,
+    /// on the writer's thread once the entry is durable (or refused and recorded). `arrival` is what the relay
+    /// adds to what it forwards (the client's address, its user agent).
+    public func receive(_ body: [UInt8], endpoint: String, arrival: Arrival = Arrival(),
                         completion: @escaping @Sendable (Result) -> Void) {
-        let (storeEntry, basis) = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint,
-                                        clientAddress: clientAddress)
+        let (storeEntry, basis) = entry(for: body, verdict: verifier.verify(body), endpoint: endpoint, arrival: arrival)
         // The closure keeps only what the reply needs: holding the verdict or the pipeline until the commit took
         // a retain and a release of each of their references, per postback.
         writer.submit([storeEntry]) { stored in
@@ -101,13 +103,13 @@ public struct PostbackPipeline: Sendable {
     }
 
     private func entry(for body: [UInt8], verdict: consuming AttributionVerdict, endpoint: String,
-                       receivedAt: Date? = nil, clientAddress: String? = nil) -> Judged {
+                       receivedAt: Date? = nil, arrival: Arrival = Arrival()) -> Judged {
         let receivedAt = receivedAt ?? now()
         if case .valid(let verified) = verdict {
             let basis = ReplyBasis(version: verified.fields.frameworkVersion, framework: verified.framework, refusal: nil)
             var accepted = AcceptedPostback(attribution: verified, rawBody: body, receivedAt: receivedAt, endpoint: endpoint)
-            accepted.clientAddress = clientAddress
-            if let relay { accepted.outbox = relay.items(for: accepted, arrival: Arrival()) }
+            accepted.clientAddress = arrival.clientAddress
+            if let relay { accepted.outbox = relay.items(for: accepted, arrival: arrival) }
             return (.accepted(accepted), basis)
         }
         // What the client sent is escaped and cut before any handler sees it: a refusal is logged before (or

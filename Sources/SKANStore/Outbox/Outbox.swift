@@ -113,19 +113,17 @@ public protocol OutboxRouting: Sendable {
     func items(for postback: AcceptedPostback, arrival: Arrival) -> [OutboxItem]
 }
 
-/// What the HTTP layer knew of a postback's request beyond its body.
+/// What the HTTP layer knew of a postback's request beyond its body, for the members a relay destination adds.
 public struct Arrival: Sendable, Hashable {
-    /// The address of the connection's peer, without port.
-    public var peer: String?
-    /// The `X-Forwarded-For` header as received.
-    public var forwardedFor: String?
+    /// The device's address, without port, as the HTTP layer resolved it (the peer's, or the right-most untrusted
+    /// `X-Forwarded-For` entry behind a trusted proxy); `nil` when it is not known.
+    public var clientAddress: String?
     /// The `User-Agent` header as received.
     public var userAgent: String?
 
     /// Makes an arrival.
-    public init(peer: String? = nil, forwardedFor: String? = nil, userAgent: String? = nil) {
-        self.peer = peer
-        self.forwardedFor = forwardedFor
+    public init(clientAddress: String? = nil, userAgent: String? = nil) {
+        self.clientAddress = clientAddress
         self.userAgent = userAgent
     }
 }
