@@ -67,6 +67,8 @@ enum PostgresSchema {
         // Installs by campaign and day read a rollup of one row per day and campaign with its counts.
         ("0006-campaign-days", made(PostbackRollup.campaignDays) + [campaignIndex(PostbackRollup.campaignDays)].compactMap { $0 }
             + [dayCampaignOrder]),
+        // The campaign map `skan campaigns import` replaces network by network (PostgresCampaignMapStore).
+        ("0009-campaigns", PostgresCampaignMapStore.schema),
     ]
 
     /// The campaign-day rollup in the order a report by day and campaign groups and sorts it (the expressions and

@@ -181,6 +181,7 @@ enum SQLiteSchema {
             }
         }
         migrator.registerMigration("0009-relay-outbox") { db in try db.execute(sql: SQLiteOutbox.schema) }
+        migrator.registerMigration("0011-campaigns") { db in try db.execute(sql: SQLiteCampaignMapStore.schema) }
         return migrator
     }
 
