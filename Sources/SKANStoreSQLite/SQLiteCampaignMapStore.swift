@@ -6,7 +6,9 @@ import SKANStore
 /// The campaign map in the SQLite store (`campaign_map` and `campaign_map_imports`, migration 0011): the same file
 /// the collector writes, in WAL mode, so an import can run beside a live collector.
 public final class SQLiteCampaignMapStore: CampaignMapStore {
-    private let database: DatabasePool
+    /// One read-write connection, not a pool: the map is read once per report or page, and the last connection to
+    /// close deletes the `-wal` and `-shm` files (a pool's read-only readers cannot, and left them behind).
+    private let database: DatabaseQueue
 
     /// The tables, as migration 0011 makes them. The campaign id is an integer, every other value text; the
     /// checks are the file's rules, so that a row written by hand cannot break a report.
@@ -40,7 +42,7 @@ public final class SQLiteCampaignMapStore: CampaignMapStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         do {
-            database = try DatabasePool(path: path, configuration: configuration)
+            database = try DatabaseQueue(path: path, configuration: configuration)
         } catch {
             throw StoreError(.cannotOpen, "cannot open the database \(path): \(error)")
         }
