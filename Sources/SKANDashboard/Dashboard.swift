@@ -25,8 +25,10 @@ public struct Dashboard: Sendable {
     let latestRefusals = 20
     /// The networks and campaigns for the pickers and the campaign filter.
     let known = KnownValuesCache()
-    /// The campaign map `skan campaigns import` stored, read once per page for the names beside the numbers.
+    /// The campaign map `skan campaigns import` stored, for the names beside the numbers.
     let campaignMaps: (any CampaignMapStore)?
+    /// The stored map as last read, kept until an import is recorded.
+    let campaignMapCache = CampaignMapCache()
 
     /// A dashboard over `reader`. Throws when its templates are missing from the installation; a missing Chart.js
     /// is not an error (pages keep their tables), see ``DashboardAssets/chartJS``.
@@ -91,13 +93,13 @@ public struct Dashboard: Sendable {
         }
     }
 
-    /// The names of the stored campaign map for `view`: one read of the map's table (a few thousand rows at most)
-    /// per page, so that an import shows on the next page.
+    /// The names of the stored campaign map for `view`. A page reads the list of imports (a few rows); the map itself
+    /// is read again only after an import, so that an import shows on the next page without every page reading
+    /// and indexing thousands of rows.
     func names(for view: DashboardView) async throws -> CampaignLabels {
         guard let campaignMaps else { return .none }
-        let entries = try await campaignMaps.entries()
-        guard !entries.isEmpty else { return .none }
-        return CampaignLabels(map: try CampaignMap(entries: entries), network: view.network, day: view.to)
+        guard let index = try await campaignMapCache.index(from: campaignMaps) else { return .none }
+        return CampaignLabels(index: index, network: view.network, day: view.to)
     }
 
     /// Exactly `skan report --format csv` for `by` and the view (with `schema=1`, the dashboard's schema too; with

@@ -2,6 +2,7 @@ import Foundation
 import SKANCore
 import SKANReports
 import SKANStore
+import Synchronization
 import Testing
 @testable import SKANDashboard
 
@@ -63,6 +64,37 @@ struct CampaignNamesDashboardTests {
         #expect(CampaignLabels(map: names, network: nil, day: "2026-03-02").name("5239") == "Spring sale / Rival brand")
         #expect(CampaignLabels(map: names, network: "other.skadnetwork", day: nil).name("5239") == nil)
         #expect(CampaignLabels(map: names, network: "adnet1.skadnetwork", day: "2026-03-02").name("39") == "Spring sale")
+    }
+
+    /// A map store that counts how often its rows are read.
+    final class CountingStore: CampaignMapStore {
+        let inner = MemoryCampaignMapStore()
+        let reads = Mutex(0)
+        func migrate() async throws(StoreError) {}
+        func replace(_ imported: CampaignMapImport) async throws(StoreError) -> CampaignMapImport.Outcome {
+            try await inner.replace(imported)
+        }
+        func entries() async throws(StoreError) -> [CampaignMap.Entry] {
+            reads.withLock { $0 += 1 }
+            return try await inner.entries()
+        }
+        func imports() async throws(StoreError) -> [CampaignMapImport.Record] { try await inner.imports() }
+        func close() async {}
+    }
+
+    @Test("pages read the map's rows again only after an import")
+    func readsRowsAfterImportsOnly() async throws {
+        let store = CountingStore()
+        let dashboard = try await Dashboard(reader: Tiered(), campaignMaps: store)
+        let view = try DashboardView(query: [:])
+        _ = try await store.replace(CampaignMapImport(try Self.map("adnet1.skadnetwork,5239,,,,Spring sale,,,\n"),
+                                                      source: "a.csv", importedAt: .now))
+        for _ in 0..<3 { #expect(try await dashboard.names(for: view).name("5239") == "Spring sale") }
+        #expect(store.reads.withLock { $0 } == 1)
+        _ = try await store.replace(CampaignMapImport(try Self.map("adnet1.skadnetwork,5239,,,,Summer sale,,,\n"),
+                                                      source: "b.csv", importedAt: .now))
+        #expect(try await dashboard.names(for: view).name("5239") == "Summer sale")
+        #expect(store.reads.withLock { $0 } == 2)
     }
 
     @Test("the dashboard reads the stored map once per page: an import shows on the next page")

@@ -86,6 +86,27 @@ struct CampaignMapStoreTests {
         await store.close()
     }
 
+    @Test("reading the map from a collector's SQLite file leaves no -wal or -shm beside it")
+    func noSideFiles() async throws {
+        let (_, path, cleanup) = try Engine.sqlite.make()
+        defer { cleanup() }
+        let collector = try await SQLitePostbackStore.open(path: path, durability: .normal)
+        try await collector.close()
+        let writer = SQLiteEngine()
+        let store = try writer.openCampaignMapStore(path)
+        try await store.migrate()
+        try await store.replace(CampaignMapImport(try Self.map("a.skadnetwork,39,,,,Spring,,,\n"), source: "names.csv", importedAt: Self.at))
+        await store.close()
+        for read in 0..<2 {
+            let reader = try writer.openCampaignMapStore(path)
+            #expect(try await (read == 0 ? reader.entries().count : reader.imports().count) == 1)
+            await reader.close()
+            for suffix in ["-wal", "-shm"] {
+                #expect(!FileManager.default.fileExists(atPath: path + suffix), "\(suffix) left after a read")
+            }
+        }
+    }
+
     // MARK: - Refused rows
 
     @Test("overlapping, out-of-order and malformed rows are refused naming the line, the field, the value and what was expected",
