@@ -56,21 +56,6 @@ public enum ReportBuilder {
     /// A group's counts, and with a schema the events and revenue its value stands for, decoded by the table in
     /// force for its app, window and install day where the schema has several.
     static func counts(_ group: AggregateRow, decoding: SchemaDecoding) -> ReportRow {
-        var counts = counts(group, schema: nil)
-        guard let schema = decoding.schema else { return counts }
-        let coarse = group.coarseValue.flatMap(CoarseValue.init(rawValue:))
-        for event in schema.events(conversionValue: group.conversionValue, coarseValue: coarse,
-                                   app: decoding.app(group.keys), window: decoding.window(group.keys),
-                                   installDay: decoding.installDay(group.keys)) {
-            counts.events[event.name, default: 0] += event.count * counts.postbacks
-            counts.revenueLow += event.revenueLow * Double(counts.postbacks)
-            counts.revenueHigh += event.revenueHigh * Double(counts.postbacks)
-        }
-        return counts
-    }
-
-    /// A group's counts, and with a schema the events and revenue its value stands for.
-    static func counts(_ group: AggregateRow, schema: ConversionSchema?) -> ReportRow {
         var counts = ReportRow(keys: group.keys)
         counts.postbacks = group.postbacks
         counts.installs = group.installs
@@ -78,9 +63,11 @@ public enum ReportBuilder {
         counts.reengagements = group.reengagements
         counts.nonWinning = group.nonWinning
         counts.nullValues = group.nullValues
-        guard let schema else { return counts }
+        guard let schema = decoding.schema else { return counts }
         let coarse = group.coarseValue.flatMap(CoarseValue.init(rawValue:))
-        for event in schema.events(conversionValue: group.conversionValue, coarseValue: coarse) {
+        for event in schema.events(conversionValue: group.conversionValue, coarseValue: coarse,
+                                   app: decoding.app(group.keys), window: decoding.window(group.keys),
+                                   installDay: decoding.installDay(group.keys)) {
             counts.events[event.name, default: 0] += event.count * counts.postbacks
             counts.revenueLow += event.revenueLow * Double(counts.postbacks)
             counts.revenueHigh += event.revenueHigh * Double(counts.postbacks)
