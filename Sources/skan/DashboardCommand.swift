@@ -49,6 +49,13 @@ struct DashboardCommand: AsyncParsableCommand {
             var conversionSchema: ConversionSchema?
             if let schema {
                 conversionSchema = try ConversionSchema.load(path: schema)
+                // Pages count arrival days; a schema's dated versions are chosen by install day, so they would
+                // decode every page's values by the wrong version or not at all.
+                if conversionSchema?.isDated == true {
+                    throw CLIError("--schema: \(schema) has versions valid from different days (valid_from), which "
+                                   + "need install days; the dashboard counts arrival days: give it a schema without "
+                                   + "valid_from, and use skan report --date install for the dated one")
+                }
             }
             let access = try ServeCommand.access(host: host, tokenFile: tokenFile,
                                                  options: .init(host: "--host", tokenFile: "--token-file"))
