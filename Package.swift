@@ -290,7 +290,7 @@ let package = Package(
         .testTarget(
             name: "SKANDashboardTests",
             dependencies: [
-                "SKANDashboard", "SKANHTTP", "SKANReports", "SKANStore",
+                "SKANDashboard", "SKANHTTP", "SKANReports", "SKANStore", "SKANCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

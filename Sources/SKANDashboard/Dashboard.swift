@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import Mustache
 import NIOCore
+import SKANCore
 import SKANReports
 import SKANStore
 
@@ -24,13 +25,19 @@ public struct Dashboard: Sendable {
     let latestRefusals = 20
     /// The networks and campaigns for the pickers and the campaign filter.
     let known = KnownValuesCache()
+    /// The campaign map `skan campaigns import` stored, for the names beside the numbers.
+    let campaignMaps: (any CampaignMapStore)?
+    /// The stored map as last read, kept until an import is recorded.
+    let campaignMapCache = CampaignMapCache()
 
     /// A dashboard over `reader`. Throws when its templates are missing from the installation; a missing Chart.js
     /// is not an error (pages keep their tables), see ``DashboardAssets/chartJS``.
-    public init(reader: any PostbackReader, schema: ConversionSchema? = nil,
+    /// `campaignMaps`, when given, names the campaigns pages show (``CampaignLabels``).
+    public init(reader: any PostbackReader, schema: ConversionSchema? = nil, campaignMaps: (any CampaignMapStore)? = nil,
                 chartJS: String = Dashboard.debianChartJS) async throws(DashboardError) {
         self.reader = reader
         self.schema = schema
+        self.campaignMaps = campaignMaps
         assets = try DashboardAssets(chartJS: chartJS)
         do {
             templates = try await MustacheLibrary(directory: assets.templates)
@@ -74,6 +81,7 @@ public struct Dashboard: Sendable {
         do {
             let model = try await PageContent.build(page, view: view, reader: reader, schema: schema,
                                                     known: try await known.values(from: reader),
+                                                    names: try await names(for: view),
                                                     latestRefusals: latestRefusals, hasCharts: hasCharts)
             guard let html = templates.render(model, withTemplate: "page") else {
                 return Self.text(.internalServerError, "dashboard: the page template is missing\n")
@@ -83,6 +91,15 @@ public struct Dashboard: Sendable {
         } catch {
             return Self.storeUnavailable(error)
         }
+    }
+
+    /// The names of the stored campaign map for `view`. A page reads the list of imports (a few rows); the map itself
+    /// is read again only after an import, so that an import shows on the next page without every page reading
+    /// and indexing thousands of rows.
+    func names(for view: DashboardView) async throws -> CampaignLabels {
+        guard let campaignMaps else { return .none }
+        guard let index = try await campaignMapCache.index(from: campaignMaps) else { return .none }
+        return CampaignLabels(index: index, network: view.network, day: view.to)
     }
 
     /// Exactly `skan report --format csv` for `by` and the view (with `schema=1`, the dashboard's schema too; with

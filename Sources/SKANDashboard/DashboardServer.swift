@@ -16,6 +16,8 @@ public struct DashboardServer: Sendable {
     /// A reader the service group closes once the listener has stopped (before the stores opened earlier close, so
     /// that SQLite's last connection is a writer's and no WAL is left); `nil`: the caller closes its reader.
     public var ownedReader: (any PostbackReader)?
+    /// A campaign map store the service group closes with the reader; `nil`: the caller closes it, if any.
+    public var ownedCampaignMaps: (any CampaignMapStore)?
     /// The command-line option that sets the port, named when it cannot bind (`--dashboard-port` in `skan serve`).
     public var portOption = "--port"
 
@@ -58,6 +60,9 @@ extension DashboardServer: ComposedPart {
     public func compose(into composition: inout ServiceComposition) {
         // After the listener stopped, before any resource added earlier (the collector's store) closes.
         if let ownedReader { composition.add(resource: ClosingService("dashboard reader") { await ownedReader.close() }) }
+        if let ownedCampaignMaps {
+            composition.add(resource: ClosingService("dashboard campaign map") { await ownedCampaignMaps.close() })
+        }
         composition.add(listener)
     }
 }

@@ -24,7 +24,10 @@ extension PageContent {
         let (report, order) = PanelBuilder.keepingTop(campaignsShown, of: byCampaign, weight: \.installs)
         let (labels, series) = PanelBuilder.matrix(report, value: { Double($0.installs) },
                                                    allCategories: PanelBuilder.everyDay(report))
+        // The legend names each campaign the map names; the table and the CSV keep the identifiers.
+        let names = builder.names
         let ranked = series.sorted { (order.firstIndex(of: $0.0) ?? .max) < (order.firstIndex(of: $1.0) ?? .max) }
+            .map { (names.label($0.0, $0.0), $0.1) }
         let perDay = builder.panel(
             "installs-by-day", "Installs per day by campaign",
             note: "Winning first postbacks of downloads and redownloads, by the day they arrived (UTC): the "
@@ -87,25 +90,30 @@ extension PageContent {
         // megabytes that took seconds to draw; the rest are one row pointing to the CSV, which has every one.
         let shown = totals.keys.sorted { (totals[$0]!.installs, totals[$0]!.postbacks, $1) > (totals[$1]!.installs, totals[$1]!.postbacks, $0) }
             .prefix(campaignRowsShown)
+        // A name column only where a campaign map exists; the names of the shown rows alone are looked up.
+        let named = !builder.names.isEmpty
         var rows = shown.sorted(by: CampaignHierarchy.numericOrder).map { campaign -> [PanelTable.Cell] in
             let row = totals[campaign]!
             let ids = (members[campaign] ?? [:]).sorted { $0.key.count != $1.key.count ? $0.key.count > $1.key.count : $0.key < $1.key }
             let detail = ids.map { "\($0.key) (\($0.key.count) digits): \(NumberText.grouped($0.value))" }.joined(separator: " · ")
-            return [PanelTable.Cell(text: campaign.isEmpty ? "(none)" : campaign, numeric: false),
-                    PanelTable.Cell(text: ids.count == 1 ? ids[0].key : "\(ids.count) identifiers", numeric: false,
-                                    detail: ids.count == 1 ? nil : detail)]
+            let name = named ? [PanelTable.Cell(text: builder.names.name(campaign) ?? "(unmapped)", numeric: false)] : []
+            return [PanelTable.Cell(text: campaign.isEmpty ? "(none)" : campaign, numeric: false)] + name
+                + [PanelTable.Cell(text: ids.count == 1 ? ids[0].key : "\(ids.count) identifiers", numeric: false,
+                                   detail: ids.count == 1 ? nil : detail)]
                 + [row.postbacks, row.installs, row.nonWinning].map { PanelTable.Cell(text: NumberText.grouped($0), numeric: true) }
         }
         if totals.count > shown.count {
             let rest = totals.count - shown.count
-            rows.append([PanelTable.Cell(text: "\(NumberText.grouped(rest)) more", numeric: false),
-                         PanelTable.Cell(text: "fewer installs: every campaign is in the CSV", numeric: false)])
+            rows.append([PanelTable.Cell(text: "\(NumberText.grouped(rest)) more", numeric: false)]
+                        + (named ? [PanelTable.Cell(text: "", numeric: false)] : [])
+                        + [PanelTable.Cell(text: "fewer installs: every campaign is in the CSV", numeric: false)])
         }
         return builder.panel("campaigns", "Campaigns",
                              note: "Each campaign once, with the source identifiers its postbacks carried at each privacy tier "
                                 + "(open a row for them): tiers 0 and 1 keep the last 2 digits, tiers 2 and 3 up to all 4.",
                              report: report, chart: nil,
-                             table: PanelTable(columns: ["campaign", "source identifiers", "postbacks", "installs", "non_winning"],
+                             table: PanelTable(columns: ["campaign"] + (named ? ["campaign_name"] : [])
+                                                    + ["source identifiers", "postbacks", "installs", "non_winning"],
                                                cells: rows))
     }
 

@@ -44,8 +44,9 @@ struct PageContent {
     let missingCharts: Bool
 
     static func build(_ page: DashboardPage, view: DashboardView, reader: any PostbackReader, schema: ConversionSchema?,
-                      known: KnownValues, latestRefusals: Int, hasCharts: Bool) async throws -> PageContent {
-        let builder = PanelBuilder(reader: reader, view: view, schema: schema, known: known)
+                      known: KnownValues, names: CampaignLabels = .none, latestRefusals: Int,
+                      hasCharts: Bool) async throws -> PageContent {
+        let builder = PanelBuilder(reader: reader, view: view, schema: schema, known: known, names: names)
         var tiles: [Tile] = []
         var panels: [Panel] = []
         var refusals: [Refusal] = []
@@ -117,8 +118,8 @@ struct PageContent {
         // or window): those pages show no filters, and their links drop the view's.
         let showsFilters = page.isFiltered
         let networks = Self.options(known.networks.map { ($0, $0) }, selected: view.network, noun: "ad network")
-        let campaigns = Self.options(known.campaigns.campaigns.map { ($0.id, $0.label) }, selected: view.campaign,
-                                     noun: "campaign")
+        let campaigns = Self.options(known.campaigns.campaigns.map { ($0.id, names.label($0.id, $0.label)) },
+                                     selected: view.campaign, noun: "campaign")
         return PageContent(
             title: page.title,
             nav: DashboardPage.allCases.map {

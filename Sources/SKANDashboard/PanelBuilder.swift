@@ -10,6 +10,8 @@ struct PanelBuilder {
     let schema: ConversionSchema?
     /// The store's networks and campaigns: what the view's campaign stands for.
     var known = KnownValues.empty
+    /// The campaign map's names for the campaigns the page shows.
+    var names = CampaignLabels.none
 
     /// The stored identifiers the view's campaign stands for (5239, 239 and 39 for campaign 5239), the view's own
     /// first; empty without a campaign filter.

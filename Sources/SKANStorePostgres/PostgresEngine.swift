@@ -30,6 +30,10 @@ public struct PostgresEngine: StorageEngine {
         PostgresWebAdStore(try PostgresStoreConfiguration(url: location))
     }
 
+    public func openCampaignMapStore(_ location: String) throws(StoreError) -> any CampaignMapStore {
+        PostgresCampaignMapStore(try PostgresStoreConfiguration(url: location))
+    }
+
     public func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
         PostgresPostbackReader.statement(for: query)
     }

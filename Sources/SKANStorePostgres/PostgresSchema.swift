@@ -72,6 +72,8 @@ enum PostgresSchema {
         // Repeats of stored postbacks whose unsigned values differ, or from the other side (RepeatTable); written only
         // when a duplicate arrives. (0007 is the relay's outbox.)
         ("0008-conflicts", [PostgresPostbackStore.createRepeats, RepeatTable.conflictsIndex]),
+        // The campaign map `skan campaigns import` replaces network by network (PostgresCampaignMapStore).
+        ("0009-campaigns", PostgresCampaignMapStore.schema),
     ]
 
     /// The campaign-day rollup in the order a report by day and campaign groups and sorts it (the expressions and

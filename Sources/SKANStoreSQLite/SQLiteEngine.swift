@@ -41,6 +41,10 @@ public struct SQLiteEngine: StorageEngine {
         try SQLiteWebAdStore(path: location)
     }
 
+    public func openCampaignMapStore(_ location: String) throws(StoreError) -> any CampaignMapStore {
+        try SQLiteCampaignMapStore(path: location)
+    }
+
     public func statement(for query: AggregateQuery) -> (sql: String, arguments: [String]) {
         SQLitePostbackReader.statement(for: query)
     }

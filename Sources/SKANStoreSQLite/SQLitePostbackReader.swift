@@ -30,7 +30,7 @@ public final class SQLitePostbackReader: PostbackReader {
             var queue = try DatabaseQueue(path: path, configuration: configuration)
             let state = try queue.read { db in
                 (isCollector: try Self.isCollectorDatabase(db),
-                 isCurrent: try SQLiteSchema.migrator.hasCompletedMigrations(db))
+                 isCurrent: try SQLiteSchema.isCurrent(db))
             }
             guard state.isCollector else {
                 throw StoreError(.notCollectorDatabase, "\(path) is not a SKANKit collector database (no postbacks "

@@ -8,8 +8,10 @@ enum SQLiteSchema {
     /// The first migration, the one that creates `postbacks`: its record marks a collector's database.
     static let firstStep = "0001-postbacks"
 
-    /// The migrations, for checking which ran; ``migrate(_:path:)`` runs them.
-    static var migrator: DatabaseMigrator { migrator(rollups: nil) }
+    /// Whether every migration ran on `db`. Only ``migrate(_:path:)`` runs them: migration 0013 needs the rollups file.
+    static func isCurrent(_ db: Database) throws -> Bool {
+        try migrator(rollups: nil).hasCompletedMigrations(db)
+    }
 
     /// Brings the database `database` (at `path`, or in memory) up to date: the rollups file's schema first (a file's
     /// migration 0013 moves its rollups there), then the database's migrations.
@@ -217,6 +219,7 @@ enum SQLiteSchema {
             // copy beside the network's postback): RepeatTable. Written only when a duplicate arrives.
             try db.execute(sql: repeatsTable + ";\n" + RepeatTable.conflictsIndex)
         }
+        migrator.registerMigration("0011-campaigns") { db in try db.execute(sql: SQLiteCampaignMapStore.schema) }
         migrator.registerMigration("0013-rollups-own-file") { db in
             // The rollups move to a file of their own, folded on a connection of their own (SQLiteRollupFolder), so
             // that a fold never holds the database's write lock and the postbacks behind it. The rollups file has

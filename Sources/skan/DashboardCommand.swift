@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
-import SKANHTTP
+import Logging
 import SKANDashboard
+import SKANHTTP
 import SKANReports
+import SKANStore
 
 /// `skan dashboard`: the collector's numbers as pages in a browser.
 struct DashboardCommand: AsyncParsableCommand {
@@ -47,20 +49,19 @@ struct DashboardCommand: AsyncParsableCommand {
             var conversionSchema: ConversionSchema?
             if let schema {
                 conversionSchema = try ConversionSchema.load(path: schema)
+                // Pages count arrival days; a schema's dated versions are chosen by install day, so they would
+                // decode every page's values by the wrong version or not at all.
+                if conversionSchema?.isDated == true {
+                    throw CLIError("--schema: \(schema) has versions valid from different days (valid_from), which "
+                                   + "need install days; the dashboard counts arrival days: give it a schema without "
+                                   + "valid_from, and use skan report --date install for the dated one")
+                }
             }
             let access = try ServeCommand.access(host: host, tokenFile: tokenFile,
                                                  options: .init(host: "--host", tokenFile: "--token-file"))
-            try await location.withReader { reader in
-                let dashboard = try await Dashboard(reader: reader, schema: conversionSchema)
-                if !dashboard.hasCharts {
-                    logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); pages show tables only")
-                }
-                let server = DashboardServer(dashboard: dashboard, access: access, port: port, logger: logger,
-                                             frontDoor: frontDoor)
-                let host = host
-                try await server.run { port in
-                    FileHandle.standardOutput.write(Data("skan dashboard: http://\(host):\(port)/\n".utf8))
-                }
+            try await location.withCampaignMapStore { campaignMaps in
+                try await serve(location, campaignMaps: campaignMaps, schema: conversionSchema, access: access,
+                                logger: logger, frontDoor: frontDoor)
             }
         } catch let error as DashboardError {
             throw CLIError(error.reason)
@@ -68,6 +69,23 @@ struct DashboardCommand: AsyncParsableCommand {
             throw CLIError(error.reason)
         } catch let error as ListenerError {
             throw CLIError(error.reason, exitCode: .failure)
+        }
+    }
+
+    /// Serves the pages until the process is told to stop, names from `campaignMaps`.
+    private func serve(_ location: StoreLocation, campaignMaps: any CampaignMapStore, schema: ConversionSchema?,
+                       access: OperatorAccess, logger: Logger, frontDoor: FrontDoor) async throws {
+        try await location.withReader { reader in
+            let dashboard = try await Dashboard(reader: reader, schema: schema, campaignMaps: campaignMaps)
+            if !dashboard.hasCharts {
+                logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); pages show tables only")
+            }
+            let server = DashboardServer(dashboard: dashboard, access: access, port: port, logger: logger,
+                                         frontDoor: frontDoor)
+            let host = host
+            try await server.run { port in
+                FileHandle.standardOutput.write(Data("skan dashboard: http://\(host):\(port)/\n".utf8))
+            }
         }
     }
 }

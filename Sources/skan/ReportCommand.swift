@@ -43,14 +43,17 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "Which day a postback counts on: arrival or install (estimated).")
     var date: String = DayBasis.arrival.rawValue
 
-    @Option(help: "Campaign map CSV (ad_network_id,source_identifier|campaign_id,valid_from,valid_to,campaign,ad_set,creative,country): what the campaign-name, ad-set and creative fields read.")
+    @Option(help: "Campaign map CSV (ad_network_id,source_identifier|campaign_id,valid_from,valid_to,campaign,ad_set,creative,country): what the campaign-name, ad-set and creative fields read. Without it, the map skan campaigns import stored.")
     var campaigns: String?
 
-    @Option(help: "Which digits of a source identifier a lower privacy tier keeps, for --campaigns: trailing or leading.")
+    @Option(help: "Which digits of a source identifier a lower privacy tier keeps, for campaign names: trailing or leading.")
     var sourceIdentifierDigits: String = SourceIdentifierDigits.trailing.rawValue
 
-    @Option(help: "Conversion value schema CSV (conversion_value|coarse_value,event_name,event_count,revenue_low,revenue_high).")
+    @Option(help: "Conversion value schema: CSV (conversion_value|coarse_value,event_name,event_count,revenue_low,revenue_high[,app_id,postback_window,valid_from]) or Google Ads' SkAdNetworkConversionValueSchema JSON.")
     var schema: String?
+
+    @Flag(help: "With --schema: add modeled_ columns, an estimate of what the null-valued winning postbacks stand for, scaled by the valued postbacks of the same row (never mixed into the counted columns).")
+    var modeled = false
 
     @Option(help: "Output format: csv, table or json.")
     var format: String = OutputFormat.table.rawValue
@@ -82,9 +85,13 @@ struct ReportCommand: AsyncParsableCommand {
                 conversionSchema = try ConversionSchema.load(path: schema)
             }
             let conditions = try filters.map { text throws(ReportError) in try ReportFilter(parsing: text) }
-            let request = try ReportRequest(fields: fields, from: from, to: to, day: basis, filters: conditions,
-                                            schema: conversionSchema, campaigns: try campaignMap())
             let location = try StoreLocation(db)
+            var names = try campaignMap()
+            if names == nil, !printSQL, ReportRequest.namesCampaigns(fields: fields, filters: conditions) {
+                names = try await storedCampaignMap(location)
+            }
+            let request = try ReportRequest(fields: fields, from: from, to: to, day: basis, filters: conditions,
+                                            schema: conversionSchema, campaigns: names, modeled: modeled)
             if printSQL {
                 let (sql, arguments) = location.statement(for: request.aggregate)
                 print(sql.trimmingCharacters(in: .whitespacesAndNewlines) + ";")
@@ -127,6 +134,15 @@ struct ReportCommand: AsyncParsableCommand {
             try writer.write(header: IntegrityRow.header, rows: rows.map(\.cells), textColumns: 0..<1)
             try stream.commit()
         }
+    }
+
+    /// The map `skan campaigns import` stored, read with the digits `--source-identifier-digits` keeps; `nil` when
+    /// none was imported (the request then says what to give).
+    private func storedCampaignMap(_ location: StoreLocation) async throws -> CampaignMap? {
+        guard let digits = SourceIdentifierDigits(rawValue: sourceIdentifierDigits) else { return nil }
+        if location.isFile, !FileManager.default.fileExists(atPath: db) { return nil }
+        let entries = try await location.withCampaignMapStore { try await $0.entries() }
+        return entries.isEmpty ? nil : try CampaignMap(entries: entries, digits: digits)
     }
 
     /// The map `--campaigns` names, read with the digits `--source-identifier-digits` keeps.

@@ -163,8 +163,9 @@ struct ServeCommand: AsyncParsableCommand {
             // The reader needs the schema: migrate now (the collector's own migration then finds nothing to do).
             do { try await store.migrate() } catch { throw CLIError(error.reason) }
             let opened = try await location.openReader()
+            let campaignMaps = try location.openCampaignMapStore()
             do {
-                let dashboard = try await Dashboard(reader: opened)
+                let dashboard = try await Dashboard(reader: opened, campaignMaps: campaignMaps)
                 if !dashboard.hasCharts {
                     logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); the dashboard shows tables only")
                 }
@@ -175,10 +176,12 @@ struct ServeCommand: AsyncParsableCommand {
                 server.portOption = "--dashboard-port"
                 // Closed by the group before the store, so that the store's close is the last and leaves no WAL.
                 server.ownedReader = opened
+                server.ownedCampaignMaps = campaignMaps
                 composition.add(server)
                 lines.append(("dashboard", { [url = Self.url(host: dashboardAccess.bindHost)] in "dashboard on http://\(url):\($0)/" }))
             } catch {
                 await opened.close()
+                await campaignMaps.close()
                 throw CLIError(error.reason)
             }
         }

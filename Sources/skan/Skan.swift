@@ -24,6 +24,7 @@ struct Skan: AsyncParsableCommand {
             IngestCommand.self,
             SimulateCommand.self,
             ReportCommand.self,
+            CampaignsCommand.self,
             DemoCommand.self,
             ExportCommand.self,
             BenchCommand.self,

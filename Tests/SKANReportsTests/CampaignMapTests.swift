@@ -24,7 +24,7 @@ struct CampaignMapTests {
             (",39,,,,Sale,,,\n", "names.csv:2: ad_network_id is empty"),
             ("n.skadnetwork,39,,,,,,,\n", "names.csv:2: campaign is empty"),
             ("n.skadnetwork,39,,2026-02-30,,Sale,,,\n", "names.csv:2: valid_from must be a day YYYY-MM-DD, got \"2026-02-30\""),
-            ("n.skadnetwork,39,,2026-03-02,2026-03-01,Sale,,,\n", "names.csv:2: valid_from 2026-03-02 is after valid_to 2026-03-01"),
+            ("n.skadnetwork,39,,2026-03-02,2026-03-01,Sale,,,\n", "names.csv:2: valid_to 2026-03-01 is before valid_from 2026-03-02; expected a day on or after valid_from"),
           ])
     func malformed(row: String, message: String) {
         #expect(throws: CampaignMapError(.malformed, message)) { try Self.map(row) }
@@ -39,8 +39,9 @@ struct CampaignMapTests {
 
     @Test("two periods of one number that overlap are refused naming both lines; rows out of order are not")
     func overlaps() throws {
-        #expect(throws: CampaignMapError(.overlap, "names.csv:3: source identifier 39 of n.skadnetwork is already named "
-                                         + "for 2026-03-01 to 2026-03-31 at names.csv:2; periods of one number must not overlap")) {
+        #expect(throws: CampaignMapError(.overlap, "names.csv:3: valid_from,valid_to 2026-03-31 on of source_identifier 39 "
+                                         + "of n.skadnetwork overlaps 2026-03-01 to 2026-03-31 at names.csv:2; expected "
+                                         + "periods of one number that do not overlap")) {
             try Self.map("n.skadnetwork,39,,2026-03-01,2026-03-31,Spring,,,\nn.skadnetwork,39,,2026-03-31,,Summer,,,\n")
         }
         let map = try Self.map("n.skadnetwork,39,,2026-04-01,,Summer,,,\nn.skadnetwork,39,,,2026-03-31,Spring,,,\n"

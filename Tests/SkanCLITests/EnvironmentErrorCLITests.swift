@@ -11,7 +11,7 @@ extension CommandLineSuites {
             let result = try await SkanProcess.run(["reprot", "--db", "x.sqlite"])
             #expect(result.status == 2)
             #expect(result.stderr == "skan: unknown command 'reprot' (did you mean report?); commands are verify, sign, "
-                    + "verify-impression, keygen, serve, relay, signer, dashboard, ingest, simulate, report, demo, export, bench\n")
+                    + "verify-impression, keygen, serve, relay, signer, dashboard, ingest, simulate, report, campaigns, demo, export, bench\n")
             let far = try await SkanProcess.run(["zzzzzzzz"])
             #expect(far.stderr.hasPrefix("skan: unknown command 'zzzzzzzz'; commands are verify,"), "\(far.stderr)")
             #expect(try await SkanProcess.run(["help", "report"]).status == 0)

@@ -37,6 +37,22 @@ public struct CampaignMap: Sendable, Hashable {
             case .sourceIdentifier(let digits): "source identifier \(digits)"
             }
         }
+
+        /// The column of a campaign map file that names it.
+        public var field: String {
+            switch self {
+            case .campaignID: "campaign_id"
+            case .sourceIdentifier: "source_identifier"
+            }
+        }
+
+        /// The number as a postback and a file write it.
+        public var value: String {
+            switch self {
+            case .campaignID(let id): String(id)
+            case .sourceIdentifier(let digits): digits
+            }
+        }
     }
 
     /// One dated mapping.
@@ -113,8 +129,9 @@ public struct CampaignMap: Sendable, Hashable {
         for entry in entries {
             let key = Key(network: entry.network, number: entry.number)
             if let clash = byKey[key]?.first(where: { $0.overlaps(entry) }) {
-                throw CampaignMapError(.overlap, "\(entry.origin): \(entry.number) of \(entry.network) is already "
-                    + "named for \(Self.period(clash)) at \(clash.origin); periods of one number must not overlap")
+                throw CampaignMapError(.overlap, "\(entry.origin): valid_from,valid_to \(Self.period(entry)) of "
+                    + "\(entry.number.field) \(entry.number.value) of \(entry.network) overlaps \(Self.period(clash)) at "
+                    + "\(clash.origin); expected periods of one number that do not overlap")
             }
             byKey[key, default: []].append(entry)
             if case .sourceIdentifier(let text) = entry.number {
@@ -152,9 +169,9 @@ public struct CampaignMap: Sendable, Hashable {
 
     private static func period(_ entry: Entry) -> String {
         switch (entry.validFrom, entry.validTo) {
-        case (nil, nil): "all days"
+        case (nil, nil): "(all days)"
         case (let from?, nil): "\(from) on"
-        case (nil, let to?): "days to \(to)"
+        case (nil, let to?): "to \(to)"
         case (let from?, let to?): "\(from) to \(to)"
         }
     }

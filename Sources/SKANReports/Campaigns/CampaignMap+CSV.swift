@@ -75,7 +75,10 @@ extension CampaignMap {
                 throw fail(line, "give a source_identifier or a campaign_id, not both")
             }
             let from = try day("valid_from"), to = try day("valid_to")
-            if let from, let to, from > to { throw fail(line, "valid_from \(from) is after valid_to \(to)") }
+            // A period whose days run backwards is out of order; rows themselves may come in any order.
+            if let from, let to, from > to {
+                throw fail(line, "valid_to \(to) is before valid_from \(from); expected a day on or after valid_from")
+            }
             entries.append(Entry(network: network, number: number, validFrom: from, validTo: to,
                                  names: Names(campaign: campaign, adSet: optional("ad_set"),
                                               creative: optional("creative"), country: optional("country")),

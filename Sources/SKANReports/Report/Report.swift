@@ -62,6 +62,10 @@ public struct Report: Sendable, Hashable {
             columns += eventNames.map { "event_\($0)" }
             columns += ["revenue_low", "revenue_high", "revenue_mid"]
         }
+        if request.modeled {
+            columns += ["modeled_postbacks"] + eventNames.map { "modeled_event_\($0)" }
+            columns += ["modeled_revenue_low", "modeled_revenue_high", "modeled_revenue_mid"]
+        }
         return columns
     }
 
@@ -80,7 +84,27 @@ public struct Report: Sendable, Hashable {
             cells += [Self.decimal(row.revenueLow, places: 2), Self.decimal(row.revenueHigh, places: 2),
                       Self.decimal((row.revenueLow + row.revenueHigh) / 2, places: 2)]
         }
+        if request.modeled {
+            cells += modeledCells(row)
+        }
         return cells
+    }
+
+    /// The modeled columns of `row`: what its null-valued winning postbacks would stand for had they carried
+    /// values distributed as its valued postbacks' did. Non-winning postbacks carry no value by design (spec §3),
+    /// so they are not modeled: the base is `null_values − non_winning`. Each decoded count is scaled by
+    /// base ÷ (postbacks − null_values). With no valued postback to scale by, the estimates are empty (unknown),
+    /// never zero.
+    func modeledCells(_ row: ReportRow) -> [String] {
+        let base = max(0, row.nullValues - row.nonWinning)
+        let valued = row.postbacks - row.nullValues
+        guard valued > 0 || base == 0 else {
+            return [String(base)] + Array(repeating: "", count: eventNames.count + 3)
+        }
+        let factor = valued > 0 ? Double(base) / Double(valued) : 0
+        let low = row.revenueLow * factor, high = row.revenueHigh * factor
+        return [String(base)] + eventNames.map { Self.decimal(Double(row.events[$0] ?? 0) * factor, places: 2) }
+            + [Self.decimal(low, places: 2), Self.decimal(high, places: 2), Self.decimal((low + high) / 2, places: 2)]
     }
 
     /// Fixed decimals, so that golden files do not depend on how a platform prints doubles.

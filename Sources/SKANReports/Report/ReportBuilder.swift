@@ -21,12 +21,17 @@ public enum ReportBuilder {
                               each: (ReportRow) throws -> Void) async throws(ReportError) {
         var pending: ReportRow?
         var naming = request.namesCampaigns ? request.campaigns.map { CampaignNaming(request: request, map: $0) } : nil
+        let decoding = SchemaDecoding(request)
         do {
             try await reader.aggregate(request.aggregate) { group in
-                let counts = Self.counts(group, schema: request.schema)
+                var counts = Self.counts(group, decoding: decoding)
                 if naming != nil {
                     naming?.add(counts)
-                } else if request.schema == nil {
+                    return
+                }
+                // Groups split further for the schema (by app, window or install day) fold back into the row.
+                counts.keys = decoding.rowKeys(counts.keys)
+                if request.schema == nil {
                     try each(counts)
                 } else if let last = pending, last.keys == counts.keys {
                     // With a schema the query also splits groups by value; rows of one group are adjacent
@@ -48,8 +53,9 @@ public enum ReportBuilder {
         }
     }
 
-    /// A group's counts, and with a schema the events and revenue its value stands for.
-    static func counts(_ group: AggregateRow, schema: ConversionSchema?) -> ReportRow {
+    /// A group's counts, and with a schema the events and revenue its value stands for, decoded by the table in
+    /// force for its app, window and install day where the schema has several.
+    static func counts(_ group: AggregateRow, decoding: SchemaDecoding) -> ReportRow {
         var counts = ReportRow(keys: group.keys)
         counts.postbacks = group.postbacks
         counts.installs = group.installs
@@ -57,9 +63,11 @@ public enum ReportBuilder {
         counts.reengagements = group.reengagements
         counts.nonWinning = group.nonWinning
         counts.nullValues = group.nullValues
-        guard let schema else { return counts }
+        guard let schema = decoding.schema else { return counts }
         let coarse = group.coarseValue.flatMap(CoarseValue.init(rawValue:))
-        for event in schema.events(conversionValue: group.conversionValue, coarseValue: coarse) {
+        for event in schema.events(conversionValue: group.conversionValue, coarseValue: coarse,
+                                   app: decoding.app(group.keys), window: decoding.window(group.keys),
+                                   installDay: decoding.installDay(group.keys)) {
             counts.events[event.name, default: 0] += event.count * counts.postbacks
             counts.revenueLow += event.revenueLow * Double(counts.postbacks)
             counts.revenueHigh += event.revenueHigh * Double(counts.postbacks)

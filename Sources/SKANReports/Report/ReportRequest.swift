@@ -18,18 +18,31 @@ public struct ReportRequest: Sendable, Hashable {
     public var schema: ConversionSchema?
     /// Names campaign numbers: what the `campaign-name`, `ad-set` and `creative` fields read.
     public var campaigns: CampaignMap?
+    /// Adds the `modeled_` columns: an estimate of what the null-valued winning postbacks stand for (needs a
+    /// schema; see ``Report``).
+    public var modeled: Bool
 
     /// Makes a request, checking the dates, and that a campaign map is given where a field or filter names one.
     public init(fields: [ReportField], from: String? = nil, to: String? = nil, day: DayBasis = .arrival,
                 filters: [ReportFilter] = [], schema: ConversionSchema? = nil,
-                campaigns: CampaignMap? = nil) throws(ReportError) {
+                campaigns: CampaignMap? = nil, modeled: Bool = false) throws(ReportError) {
         self.fields = fields
         self.filters = filters
         self.campaigns = campaigns
+        self.modeled = modeled
+        if modeled && schema == nil {
+            throw ReportError(.invalidSchema, "--modeled needs --schema FILE: the modeled columns are decoded events "
+                              + "and revenue (docs/guides/schemas.md)")
+        }
+        if let schema, schema.isDated, day != .install {
+            throw ReportError(.invalidSchema, "--schema has versions valid from different days, and the version in "
+                              + "force on each postback's install day decodes it: add --date install (days are then "
+                              + "estimated install days)")
+        }
         if campaigns == nil,
            let named = fields.first(where: \.isCampaignName) ?? filters.map(\.field).first(where: \.isCampaignName) {
-            throw ReportError(.unknownField, "\(named.rawValue) needs --campaigns FILE.csv, the names of the network's "
-                              + "campaign numbers (docs/guides/campaign-names.md)")
+            throw ReportError(.unknownField, "\(named.rawValue) needs a campaign map: --campaigns FILE.csv, or one "
+                              + "stored with skan campaigns import (docs/guides/campaign-names.md)")
         }
         self.from = try from.map { date throws(ReportError) in try Self.checkDate(date, option: "--from") }
         self.to = try to.map { date throws(ReportError) in try Self.checkDate(date, option: "--to") }
@@ -48,7 +61,10 @@ public struct ReportRequest: Sendable, Hashable {
     }
 
     /// Whether a field or a filter reads a campaign map's names.
-    var namesCampaigns: Bool {
+    var namesCampaigns: Bool { Self.namesCampaigns(fields: fields, filters: filters) }
+
+    /// Whether `fields` or `filters` read a campaign map's names: whether a report of them needs a map.
+    public static func namesCampaigns(fields: [ReportField], filters: [ReportFilter]) -> Bool {
         fields.contains(where: \.isCampaignName) || filters.contains(where: \.field.isCampaignName)
     }
 
@@ -56,9 +72,19 @@ public struct ReportRequest: Sendable, Hashable {
     /// network, the number, how many digits it has and the day), each once.
     var storeDimensions: [AggregateQuery.Dimension] {
         var dimensions = fields.compactMap(\.dimension)
-        guard namesCampaigns else { return dimensions }
-        for needed in CampaignNaming.dimensions where !dimensions.contains(needed) { dimensions.append(needed) }
+        if namesCampaigns {
+            for needed in CampaignNaming.dimensions where !dimensions.contains(needed) { dimensions.append(needed) }
+        }
+        for needed in schemaDimensions where !dimensions.contains(needed) { dimensions.append(needed) }
         return dimensions
+    }
+
+    /// What decoding through the schema needs of each group beyond the fields: its app for tables of one app, its
+    /// window for tables of one window, its (install) day for dated versions. They come after the fields, so the
+    /// groups of one row stay adjacent in the store's key order.
+    var schemaDimensions: [AggregateQuery.Dimension] {
+        guard let schema else { return [] }
+        return (schema.isPerApp ? [.app] : []) + (schema.isPerWindow ? [.window] : []) + (schema.isDated ? [.day] : [])
     }
 
     /// Accepts a real calendar day written `YYYY-MM-DD`.

@@ -1,19 +1,16 @@
-import CSV
 import Foundation
 import SKANCore
 
-/// What a conversion value means: the events and revenue an app encodes in its fine and coarse values,
-/// in the CSV shape measurement platforms export (one row per value and event):
+/// What a conversion value means: the events and revenue an app encodes in its fine and coarse values.
 ///
-/// ```
-/// conversion_value,coarse_value,event_name,event_count,revenue_low,revenue_high
-/// 0,,install,1,0,0
-/// 12,,purchase,1,0.99,4.99
-/// ,medium,purchase,1,0.99,9.99
-/// ```
+/// A schema is one or more tables. Today's CSV (one row per value and event) is one table for every app, every
+/// window and every day. A table may also be narrowed to one app (`app_id`), one postback window
+/// (`postback_window`, 0–2) and a first day (`valid_from`): the schema in force on a postback's install day. Google
+/// Ads' `SkAdNetworkConversionValueSchema` (``init(googleAds:source:)``) is one table per window of one app.
 ///
-/// A row has either `conversion_value` (0–63) or `coarse_value` (low/medium/high). A value may have several
-/// rows (one per event it stands for). Revenue is a range, because a 6-bit value can only say "between".
+/// A postback is decoded by one table, wholly: the most specific that applies (its app over every app, its window over
+/// every window), and of those the latest version in force on its install day. Revenue is a range, because a
+/// 6-bit value can only say "between".
 public struct ConversionSchema: Sendable, Hashable {
     /// One event a value stands for.
     public struct Event: Sendable, Hashable {
@@ -21,105 +18,111 @@ public struct ConversionSchema: Sendable, Hashable {
         public var count: Int
         public var revenueLow: Double
         public var revenueHigh: Double
+
+        public init(name: String, count: Int, revenueLow: Double, revenueHigh: Double) {
+            self.name = name
+            self.count = count
+            self.revenueLow = revenueLow
+            self.revenueHigh = revenueHigh
+        }
     }
 
-    /// Events per fine value.
-    public private(set) var fine: [Int: [Event]] = [:]
-    /// Events per coarse value.
-    public private(set) var coarse: [CoarseValue: [Event]] = [:]
+    /// Which postbacks a table decodes; `nil` for any.
+    public struct Scope: Sendable, Hashable, Comparable {
+        /// The advertised app's App Store id.
+        public var app: String?
+        /// The postback window, 0–2; a postback before 4.0 (no window) is its install's first, window 0.
+        public var window: Int?
+        /// The first install day (`YYYY-MM-DD`) the table is in force; `nil` from the start.
+        public var validFrom: String?
+
+        public init(app: String? = nil, window: Int? = nil, validFrom: String? = nil) {
+            self.app = app
+            self.window = window
+            self.validFrom = validFrom
+        }
+
+        /// How closely it fits: an app counts more than a window.
+        var specificity: Int { (app == nil ? 0 : 2) + (window == nil ? 0 : 1) }
+
+        /// The order tables are tried in: the most specific first, then the latest version.
+        public static func < (a: Scope, b: Scope) -> Bool {
+            if a.specificity != b.specificity { return a.specificity > b.specificity }
+            if a.validFrom != b.validFrom { return (a.validFrom ?? "") > (b.validFrom ?? "") }
+            return ((a.app ?? ""), (a.window ?? -1)) < ((b.app ?? ""), (b.window ?? -1))
+        }
+    }
+
+    /// The events of each value in one scope.
+    public struct Table: Sendable, Hashable {
+        /// Events per fine value.
+        public var fine: [Int: [Event]] = [:]
+        /// Events per coarse value.
+        public var coarse: [CoarseValue: [Event]] = [:]
+
+        public init() {}
+    }
+
+    /// The tables, by scope.
+    public private(set) var tables: [Scope: Table] = [:]
+    /// The scopes in the order ``table(app:window:installDay:)`` tries them.
+    private var order: [Scope] = []
+
+    /// Events per fine value of the table for every app, window and day (today's single-table schema).
+    public var fine: [Int: [Event]] { tables[Scope()]?.fine ?? [:] }
+    /// Events per coarse value of that table.
+    public var coarse: [CoarseValue: [Event]] { tables[Scope()]?.coarse ?? [:] }
 
     /// Every event name the schema knows, sorted: the report's event columns.
     public var eventNames: [String] {
-        Set(fine.values.joined().map(\.name)).union(coarse.values.joined().map(\.name)).sorted()
+        var names = Set<String>()
+        for table in tables.values {
+            for events in table.fine.values { names.formUnion(events.map(\.name)) }
+            for events in table.coarse.values { names.formUnion(events.map(\.name)) }
+        }
+        return names.sorted()
     }
-
-    /// The column names, in the order SKANKit writes them.
-    public static let columns = ["conversion_value", "coarse_value", "event_name", "event_count", "revenue_low", "revenue_high"]
 
     /// An empty schema.
     public init() {}
 
-    /// The events a postback's value stands for; none for a null value or a value the schema does not list.
-    public func events(conversionValue: Int?, coarseValue: CoarseValue?) -> [Event] {
-        if let conversionValue { return fine[conversionValue] ?? [] }
-        if let coarseValue { return coarse[coarseValue] ?? [] }
+    /// Adds `event` as what fine `value` stands for in `scope`.
+    public mutating func add(_ event: Event, fine value: Int, in scope: Scope = Scope()) {
+        tables[scope, default: Table()].fine[value, default: []].append(event)
+        order = tables.keys.sorted()
+    }
+
+    /// Adds `event` as what coarse `value` stands for in `scope`.
+    public mutating func add(_ event: Event, coarse value: CoarseValue, in scope: Scope = Scope()) {
+        tables[scope, default: Table()].coarse[value, default: []].append(event)
+        order = tables.keys.sorted()
+    }
+
+    /// Whether any table is narrowed to an app: decoding then needs each postback's app.
+    public var isPerApp: Bool { tables.keys.contains { $0.app != nil } }
+    /// Whether any table is narrowed to a window: decoding then needs each postback's window.
+    public var isPerWindow: Bool { tables.keys.contains { $0.window != nil } }
+    /// Whether some scope has versions from different days: decoding then needs each postback's install day.
+    public var isDated: Bool { tables.keys.contains { $0.validFrom != nil } }
+
+    /// The table that decodes a postback of `app` in `window` installed on `installDay` (`nil` when unknown: the
+    /// latest version), or `nil` when none applies.
+    public func table(app: String?, window: Int?, installDay: String?) -> Table? {
+        let window = window ?? 0
+        for scope in order where (scope.app == nil || scope.app == app) && (scope.window == nil || scope.window == window)
+            && (scope.validFrom == nil || installDay == nil || scope.validFrom! <= installDay!) {
+            return tables[scope]
+        }
+        return nil
+    }
+
+    /// The events a postback's value stands for; none for a null value or a value the table does not list.
+    public func events(conversionValue: Int?, coarseValue: CoarseValue?, app: String? = nil, window: Int? = nil,
+                       installDay: String? = nil) -> [Event] {
+        guard conversionValue != nil || coarseValue != nil,
+              let table = table(app: app, window: window, installDay: installDay) else { return [] }
+        if let conversionValue { return table.fine[conversionValue] ?? [] }
+        if let coarseValue { return table.coarse[coarseValue] ?? [] }
         return []
-    }
-
-    /// Reads the schema file at `path`; a file that cannot be read is an error saying why (none there, a folder, not
-    /// readable, not UTF-8 text), under the name of the `option` that gave the path.
-    public static func load(path: String, option: String = "--schema") throws(ReportError) -> ConversionSchema {
-        func fail(_ reason: String) -> ReportError {
-            ReportError(.invalidSchema, "\(option): \(path) \(reason); expected a conversion value schema CSV with the header "
-                        + columns.joined(separator: ","))
-        }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw fail("does not exist") }
-        guard !isFolder.boolValue else { throw fail("is a folder") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot be read (permissions?)") }
-        guard let text = String(data: data, encoding: .utf8) else { throw fail("is not UTF-8 text") }
-        return try ConversionSchema(csv: text, source: path)
-    }
-
-    /// Reads a schema from CSV text. `source` names the file in errors.
-    public init(csv text: String, source: String) throws(ReportError) {
-        func fail(_ reason: String) -> ReportError { ReportError(.invalidSchema, "\(source): \(reason)") }
-        let reader: CSVReader
-        do {
-            reader = try CSVReader(string: text, hasHeaderRow: true, trimFields: true)
-        } catch {
-            throw fail("not CSV with a header row (\(error))")
-        }
-        let header = reader.headerRow ?? []
-        for required in ["event_name", "event_count", "revenue_low", "revenue_high"] where !header.contains(required) {
-            throw fail("the header has no \(required) column; expected \(Self.columns.joined(separator: ","))")
-        }
-        guard header.contains("conversion_value") || header.contains("coarse_value") else {
-            throw fail("the header needs a conversion_value or a coarse_value column")
-        }
-        if let unknown = header.first(where: { !Self.columns.contains($0) }) {
-            throw fail("unknown column \"\(unknown)\"; expected \(Self.columns.joined(separator: ","))")
-        }
-        var line = 1
-        while let row = reader.next() {
-            line += 1
-            guard row.count == header.count else {
-                throw fail("row \(line) has \(row.count) cells, the header \(header.count) (\(header.joined(separator: ",")))")
-            }
-            let cells = Dictionary(zip(header, row), uniquingKeysWith: { first, _ in first })
-            func cell(_ name: String) -> String { cells[name] ?? "" }
-            func number(_ name: String) throws(ReportError) -> Double {
-                guard let value = Double(cell(name)), value.isFinite, value >= 0 else {
-                    throw fail("row \(line): \(name) must be a non-negative number, got \"\(cell(name))\"")
-                }
-                return value
-            }
-            guard !cell("event_name").isEmpty else { throw fail("row \(line): event_name is empty") }
-            guard let count = Int(cell("event_count")), count >= 0 else {
-                throw fail("row \(line): event_count must be a non-negative integer, got \"\(cell("event_count"))\"")
-            }
-            let event = Event(name: cell("event_name"), count: count,
-                              revenueLow: try number("revenue_low"), revenueHigh: try number("revenue_high"))
-            guard event.revenueLow <= event.revenueHigh else {
-                throw fail("row \(line): revenue_low \(event.revenueLow) is above revenue_high \(event.revenueHigh)")
-            }
-            switch (cell("conversion_value"), cell("coarse_value")) {
-            case let (fineText, "") where !fineText.isEmpty:
-                guard let value = Int(fineText), (0...63).contains(value) else {
-                    throw fail("row \(line): conversion_value must be an integer 0...63, got \"\(fineText)\"")
-                }
-                fine[value, default: []].append(event)
-            case let ("", coarseText) where !coarseText.isEmpty:
-                guard let value = CoarseValue(rawValue: coarseText) else {
-                    throw fail("row \(line): coarse_value must be low, medium or high, got \"\(coarseText)\"")
-                }
-                coarse[value, default: []].append(event)
-            default:
-                throw fail("row \(line): give exactly one of conversion_value and coarse_value")
-            }
-        }
-        if let error = reader.error, fine.isEmpty && coarse.isEmpty {
-            throw fail("cannot read rows (\(error))")
-        }
     }
 }

@@ -30,6 +30,10 @@ public protocol StorageEngine: Sendable {
     /// The store of registered web ads at `location`, its schema not yet touched.
     func openWebAdStore(_ location: String) throws(StoreError) -> any WebAdStore
 
+    /// The campaign map at `location` (`skan campaigns`), its schema not yet touched: an import migrates it first,
+    /// a report reads it as it is.
+    func openCampaignMapStore(_ location: String) throws(StoreError) -> any CampaignMapStore
+
     /// The statement a report's aggregate runs on this engine, with its arguments, without a database: what
     /// `skan report --print-sql` shows.
     func statement(for query: AggregateQuery) -> (sql: String, arguments: [String])

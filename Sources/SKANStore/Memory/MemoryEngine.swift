@@ -7,6 +7,7 @@ public final class MemoryEngine: StorageEngine {
     private struct Stores {
         var postbacks: [String: MemoryPostbackStore] = [:]
         var webAds: [String: MemoryWebAdStore] = [:]
+        var campaignMaps: [String: MemoryCampaignMapStore] = [:]
     }
 
     private let stores = Mutex(Stores())
@@ -45,6 +46,15 @@ public final class MemoryEngine: StorageEngine {
             if let store = stores.webAds[location] { return store }
             let store = MemoryWebAdStore()
             stores.webAds[location] = store
+            return store
+        }
+    }
+
+    public func openCampaignMapStore(_ location: String) throws(StoreError) -> any CampaignMapStore {
+        stores.withLock { stores in
+            if let store = stores.campaignMaps[location] { return store }
+            let store = MemoryCampaignMapStore()
+            stores.campaignMaps[location] = store
             return store
         }
     }

@@ -49,6 +49,32 @@ struct StoreLocation {
         }
     }
 
+    /// The campaign map (`skan campaigns`, and what `skan report` names campaigns with), its schema not yet touched.
+    func openCampaignMapStore() throws(CLIError) -> any CampaignMapStore {
+        do {
+            return try engine.openCampaignMapStore(text)
+        } catch {
+            throw CLIError("--db: \(error.reason)")
+        }
+    }
+
+    /// Runs `body` with the campaign map open and lets go of it however `body` ends; the store's failures read as
+    /// `--db` lines.
+    func withCampaignMapStore<Result>(_ body: (any CampaignMapStore) async throws -> Result) async throws -> Result {
+        let store = try openCampaignMapStore()
+        do {
+            let result = try await body(store)
+            await store.close()
+            return result
+        } catch let error as StoreError {
+            await store.close()
+            throw CLIError("--db: \(error.reason)")
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
     /// The read side, for reports and exports.
     func openReader() async throws(CLIError) -> any PostbackReader {
         do {
