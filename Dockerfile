@@ -32,8 +32,11 @@ VOLUME /var/lib/skan
 # SKAN_SERVE_ADMIN_HOST and SKAN_SERVE_ADMIN_TOKEN_FILE say otherwise.
 EXPOSE 8080
 ENV SKAN_CONFIG=/etc/skan/skan.json
+# Liveness: /livez answers while the process serves, through a long migration and a drain alike, so Docker marks
+# the container unhealthy only when it stopped serving. A load balancer (or Kubernetes' readinessProbe) asks /readyz
+# instead: 503 while migrating, from the moment SIGTERM arrives (serve.drain-delay), or while the store fails.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-    CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+    CMD curl -fsS http://127.0.0.1:8080/livez || exit 1
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/opt/skan/bin/skan"]
 CMD ["serve"]

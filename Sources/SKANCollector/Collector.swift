@@ -171,6 +171,8 @@ extension Collector: ComposedPart {
         // The schema is brought up to date before any port opens, so no postback meets an old schema; with
         // several collectors on one database the engine makes sure the migrations run once.
         composition.beforeServerStarts { try await store.migrate() }
+        // `/readyz`: the store as `/healthz` sees it (its files the ones opened, a read answered).
+        composition.readiness.addCheck { await store.health().map { "store: \($0.code)" } }
         composition.add(deviceListener)
         composition.add(adminListener)
     }

@@ -60,9 +60,15 @@ public struct CollectorConfiguration: Sendable {
     /// How long a graceful shutdown may take: requests already read finish within it, then slow clients are cut.
     public var shutdownTimeout: Duration
 
+    /// How long `/readyz` fails on a graceful shutdown before the listeners stop accepting (zero: at once).
+    public var drainDelay: Duration = .zero
+
     /// The timeouts of every connection, as ``FrontDoor`` takes them.
     public var timeouts: FrontDoor.Timeouts {
-        FrontDoor.Timeouts(idle: idleTimeout, request: requestTimeout, write: writeTimeout, unsentLimit: unsentLimit)
+        var timeouts = FrontDoor.Timeouts(idle: idleTimeout, request: requestTimeout, write: writeTimeout,
+                                          unsentLimit: unsentLimit)
+        timeouts.drain = drainDelay
+        return timeouts
     }
 
     /// Makes a configuration; the defaults serve the postback paths on loopback port 8080 and the operator routes on

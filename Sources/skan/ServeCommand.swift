@@ -131,6 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                    maximumConnections: connections,
                                                    shutdownTimeout: try ListenerOptions.duration(
                                                        shutdownTimeout, option: "--shutdown-timeout"))
+        configuration.drainDelay = timeouts.drain
         if !paths.isEmpty { configuration.postbackPaths = paths }
         // Every listener's port is tried before anything is created: a busy port leaves no database file behind.
         try await Self.probe(configuration, dashboard: dashboardPort.map { ($0, dashboardHost) },

@@ -44,9 +44,11 @@ public struct Listener: Sendable {
                  routes: routes, handlers: handlers, eventLoopGroup: nil)
     }
 
-    /// The router this listener serves: the access rule first when private, then the routes.
-    public func router() -> Router<BasicRequestContext> {
+    /// The router this listener serves: the probes first when given `readiness` (they tell nothing but the phase,
+    /// so no token is asked for them), the access rule next when private, then the routes.
+    public func router(readiness: Readiness? = nil) -> Router<BasicRequestContext> {
         let router = Router()
+        if let readiness { router.add(middleware: ProbeMiddleware(readiness)) }
         if let access { router.add(middleware: OperatorAccessMiddleware(access, login: login)) }
         routes(router)
         return router
