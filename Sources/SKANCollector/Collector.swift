@@ -49,6 +49,9 @@ public struct Collector: Sendable {
                 relay: (any OutboxRouting)? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws(CollectorError) {
         try configuration.validate()
+        if !configuration.retention.keepsEverything, !(store is any ExpiringStore) {
+            throw CollectorError(.invalidConfiguration, "this store cannot delete expired postbacks; retention needs SQLite, PostgreSQL or the memory engine")
+        }
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -168,6 +171,10 @@ extension Collector: ComposedPart {
         let store = store
         composition.add(resource: StoreService.make(store))
         composition.add(worker: WriterService(writer: writer))
+        if !configuration.retention.keepsEverything, let expiring = store as? any ExpiringStore {
+            composition.add(worker: RetentionService(retention: configuration.retention, store: expiring,
+                                                     registry: metrics.registry, logger: logger))
+        }
         // The schema is brought up to date before any port opens, so no postback meets an old schema; with
         // several collectors on one database the engine makes sure the migrations run once.
         composition.beforeServerStarts { try await store.migrate() }

@@ -1,4 +1,5 @@
 import SKANHTTP
+import SKANStore
 
 /// How a collector listens and what it accepts.
 ///
@@ -59,6 +60,9 @@ public struct CollectorConfiguration: Sendable {
     public var maximumConnections: Int?
     /// How long a graceful shutdown may take: requests already read finish within it, then slow clients are cut.
     public var shutdownTimeout: Duration
+
+    /// How long accepted postbacks and their raw bodies are kept (``RetentionService``); everything by default.
+    public var retention = Retention()
 
     /// How long `/readyz` fails on a graceful shutdown before the listeners stop accepting (zero: at once).
     public var drainDelay: Duration = .zero
@@ -121,6 +125,11 @@ public struct CollectorConfiguration: Sendable {
         }
         if let unsentLimit, unsentLimit < 2 {
             throw CollectorError(.invalidConfiguration, "the unsent-bytes bound must be at least 2, got \(unsentLimit)")
+        }
+        for (name, days) in [("--retain-days", retention.postbackDays), ("--retain-body-days", retention.bodyDays)] {
+            if let days, days < 1 || days > 36_500 {
+                throw CollectorError(.invalidConfiguration, "\(name) must be 1 to 36500 days, got \(days)")
+            }
         }
         if bodyLimit < 1 {
             throw CollectorError(.invalidConfiguration, "the body limit must be at least 1 byte, got \(bodyLimit)")

@@ -71,6 +71,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var listener: ListenerOptions
 
+    @OptionGroup var retention: RetentionOptions
+
     @OptionGroup var deployment: DeploymentOptions
 
     @Option(help: "Seconds a graceful shutdown (SIGTERM, SIGINT) may take before slow clients are cut off.")
@@ -132,6 +134,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                    shutdownTimeout: try ListenerOptions.duration(
                                                        shutdownTimeout, option: "--shutdown-timeout"))
         configuration.drainDelay = timeouts.drain
+        configuration.retention = retention.retention
         if !paths.isEmpty { configuration.postbackPaths = paths }
         // Every listener's port is tried before anything is created: a busy port leaves no database file behind.
         try await Self.probe(configuration, dashboard: dashboardPort.map { ($0, dashboardHost) },

@@ -8,8 +8,14 @@ import Synchronization
 /// ``RejectedTable``'s columns, so that ``MemoryPostbackReader`` answers reports over what an engine would store.
 public final class MemoryPostbackStore: PostbackStore {
     struct State {
-        /// Stored postbacks in arrival order, each in ``PostbackTable/columns``' order; a row's id is its offset + 1.
+        /// Stored postbacks in arrival order, each in ``PostbackTable/columns``' order; a row's id is its offset +
+        /// ``firstID``.
         var postbacks: [[ColumnValue]] = []
+        /// The id of the first row: 1, until retention deletes the oldest.
+        var firstID = 1
+        /// Rows retention deleted: still counted by ``stats()``, which counts what was accepted, as the engines'
+        /// counters do.
+        var expired = 0
         var keys: Set<DedupKey> = []
         var byKey: [PostbackCounterKey: Int] = [:]
         /// Kept refusals, oldest first, in ``RejectedTable/columns``' order, with their ids (which only grow).
@@ -86,7 +92,7 @@ public final class MemoryPostbackStore: PostbackStore {
         for (_, values) in state.rejected {
             if case .text(let status) = values[RejectedTable.statusIndex] { statuses[status, default: 0] += 1 }
         }
-        return StoreStats(postbacks: state.postbacks.count, postbacksByKey: state.byKey,
+        return StoreStats(postbacks: state.postbacks.count + state.expired, postbacksByKey: state.byKey,
                           rejected: state.rejected.count, rejectedByStatus: statuses,
                           rejectedDropped: state.rejectedDropped, duplicates: state.duplicates)
     }
