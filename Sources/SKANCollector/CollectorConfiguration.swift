@@ -61,6 +61,11 @@ public struct CollectorConfiguration: Sendable {
     /// How long a graceful shutdown may take: requests already read finish within it, then slow clients are cut.
     public var shutdownTimeout: Duration
 
+    /// The per-client rate limit of the postback paths (on by default, generous: ``RateLimiter/Configuration``).
+    public var rateLimit = RateLimiter.Configuration()
+    /// The proxies whose `X-Forwarded-For` names the client the rate limit counts (``ClientAddress``).
+    public var clientAddress = ClientAddress()
+
     /// How long accepted postbacks and their raw bodies are kept (``RetentionService``); everything by default.
     public var retention = Retention()
 
@@ -130,6 +135,9 @@ public struct CollectorConfiguration: Sendable {
             if let days, days < 1 || days > 36_500 {
                 throw CollectorError(.invalidConfiguration, "\(name) must be 1 to 36500 days, got \(days)")
             }
+        }
+        if rateLimit.perSecond < 0 || !rateLimit.perSecond.isFinite || rateLimit.burst < 1 || rateLimit.capacity < 1 {
+            throw CollectorError(.invalidConfiguration, "the rate limit must be 0 (off) or a positive rate with a burst of at least 1, got \(rateLimit.perSecond) a second, bursts of \(rateLimit.burst)")
         }
         if bodyLimit < 1 {
             throw CollectorError(.invalidConfiguration, "the body limit must be at least 1 byte, got \(bodyLimit)")

@@ -62,7 +62,10 @@ struct DemoCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let collector: Collector
         do {
-            collector = try Collector(configuration: CollectorConfiguration(host: "127.0.0.1", port: 0), store: store,
+            // One simulator on loopback stands for every device of the campaign: no per-address limit.
+            var configuration = CollectorConfiguration(host: "127.0.0.1", port: 0)
+            configuration.rateLimit.perSecond = 0
+            collector = try Collector(configuration: configuration, store: store,
                                       verifier: AttributionVerifier(keyRing: ring), logger: logger,
                                       now: { sendTime.date })
         } catch {

@@ -12,9 +12,13 @@ extension FrontDoor {
         -> Application<RouterResponder<BasicRequestContext>> {
         let gate = gate(listener.name)
         let extra = listener.handlers
+        let rateLimit = listener.rateLimit
         let starting: @Sendable () -> [any RemovableChannelHandler] = {
-            guard let readiness, readiness.current == .starting else { return [] }
-            return [StartupGate(readiness)]
+            var gates: [any RemovableChannelHandler] = []
+            if let readiness, readiness.current == .starting { gates.append(StartupGate(readiness)) }
+            // Ahead of the fast path and the router alike, so that neither is a way around the limit.
+            if let rateLimit, rateLimit.limiter.configuration.isEnabled { gates.append(RateLimitGate(rateLimit)) }
+            return gates
         }
         return Application(
             router: listener.router(readiness: readiness),
