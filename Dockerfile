@@ -12,15 +12,16 @@
 
 # Build: the static binary and the archive.
 FROM swift:6.3-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev libsqlite3-dev libcurl4-openssl-dev libicu72 \
+RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev libsqlite3-dev libicu72 \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN OUT=/dist Scripts/package.sh && mkdir /opt/skan && tar -C /opt/skan --strip-components=1 -xzf /dist/skan-*.tar.gz
 
-# Run: the archive on a slim Debian, as a user without privileges.
+# Run: the archive on a slim Debian, as a user without privileges. skan needs libssl3 and libsqlite3-0; curl is
+# for the HEALTHCHECK only.
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends libssl3 libsqlite3-0 libcurl4 curl ca-certificates \
+RUN apt-get update && apt-get install -y --no-install-recommends libssl3 libsqlite3-0 curl ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home-dir /var/lib/skan --create-home --shell /usr/sbin/nologin skan
 COPY --from=build /opt/skan /opt/skan

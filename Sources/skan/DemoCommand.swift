@@ -137,7 +137,7 @@ struct DemoCommand: AsyncParsableCommand {
             DispatchQueue.global().async {
                 do {
                     let url = URL(string: "http://127.0.0.1:\(port)/postbacks")!
-                    let delivery = PostbackDelivery(transport: URLSessionTransport(url: url), clock: clock)
+                    let delivery = PostbackDelivery(transport: HTTPPostbackTransport(url: url), clock: clock)
                     var writer = try LineWriter(path: path)
                     let summary = try simulation.run { record in
                         try writer.write(record)
