@@ -14,17 +14,25 @@ import Testing
 struct ProbeTests {
     static let probes = "GET /livez HTTP/1.1\r\nHost: t\r\n\r\nGET /readyz HTTP/1.1\r\nHost: t\r\n\r\n"
 
-    /// A one-shot latch a test opens; whoever waits on it resumes then.
+    /// A one-shot latch a test opens; whoever waits on it resumes then. The test can await the first waiter's
+    /// arrival (``untilEntered()``) without spinning.
     final class Latch: Sendable {
         private let stream: AsyncStream<Void>
         private let continuation: AsyncStream<Void>.Continuation
+        private let arrivals: AsyncStream<Void>
+        private let arrived: AsyncStream<Void>.Continuation
         private let flag = Atomic<Bool>(false)
         var entered: Bool { flag.load(ordering: .acquiring) }
-        init() { (stream, continuation) = AsyncStream.makeStream() }
+        init() {
+            (stream, continuation) = AsyncStream.makeStream()
+            (arrivals, arrived) = AsyncStream.makeStream()
+        }
         func wait() async {
             flag.store(true, ordering: .releasing)
+            arrived.finish()
             for await _ in stream { return }
         }
+        func untilEntered() async { for await _ in arrivals {} }
         func open() { continuation.finish() }
     }
 
@@ -114,7 +122,7 @@ struct ProbeTests {
             let before = RawHTTP.parse(try await RawHTTP.exchange(port: port, Self.probes, responses: 2))
             #expect(before.map(\.status) == [200, 200])
             await group.triggerGracefulShutdown()
-            while !drain.entered { await Task.yield() }
+            await drain.untilEntered()
             let draining = RawHTTP.parse(try await RawHTTP.exchange(
                 port: port, Self.probes + "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n", responses: 3))
             #expect(draining.map(\.status) == [200, 503, 200])
