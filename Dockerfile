@@ -12,15 +12,16 @@
 
 # Build: the static binary and the archive.
 FROM swift:6.3-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev libsqlite3-dev libcurl4-openssl-dev libicu72 \
+RUN apt-get update && apt-get install -y --no-install-recommends libssl-dev libsqlite3-dev libicu72 \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN OUT=/dist Scripts/package.sh && mkdir /opt/skan && tar -C /opt/skan --strip-components=1 -xzf /dist/skan-*.tar.gz
 
-# Run: the archive on a slim Debian, as a user without privileges.
+# Run: the archive on a slim Debian, as a user without privileges. skan needs libssl3 and libsqlite3-0; curl is
+# for the HEALTHCHECK only.
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends libssl3 libsqlite3-0 libcurl4 curl ca-certificates \
+RUN apt-get update && apt-get install -y --no-install-recommends libssl3 libsqlite3-0 curl ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home-dir /var/lib/skan --create-home --shell /usr/sbin/nologin skan
 COPY --from=build /opt/skan /opt/skan
@@ -32,8 +33,11 @@ VOLUME /var/lib/skan
 # SKAN_SERVE_ADMIN_HOST and SKAN_SERVE_ADMIN_TOKEN_FILE say otherwise.
 EXPOSE 8080
 ENV SKAN_CONFIG=/etc/skan/skan.json
+# Liveness: /livez answers while the process serves, through a long migration and a drain alike, so Docker marks
+# the container unhealthy only when it stopped serving. A load balancer (or Kubernetes' readinessProbe) asks /readyz
+# instead: 503 while migrating, from the moment SIGTERM arrives (serve.drain-delay), or while the store fails.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-    CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
+    CMD curl -fsS http://127.0.0.1:8080/livez || exit 1
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["/opt/skan/bin/skan"]
 CMD ["serve"]

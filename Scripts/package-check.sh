@@ -57,11 +57,21 @@ port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$work/serve.o
 admin=$(sed -n 's/.*admin on http:\/\/[^:]*:\([0-9]*\).*/\1/p' "$work/serve.out")
 [ -n "$port" ] && [ -n "$admin" ] || fail "serve did not start: $(cat "$work/serve.out" "$work/serve.err")"
 ok "serve listening on $port, admin on $admin"
-[ "$(/usr/bin/curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")" = 200 ] || fail "/healthz"
+for probe in healthz livez readyz; do
+    [ "$(/usr/bin/curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/$probe")" = 200 ] || fail "/$probe"
+done
+ok "/healthz, /livez and /readyz answer 200"
 reply=$(/usr/bin/curl -s -H 'Content-Type: application/json' --data-binary @"$sample" "http://127.0.0.1:$port/postbacks")
 [ "$reply" = '{"status":"accepted"}' ] || fail "postback: $reply"
 ok "postback accepted"
 kill -TERM "${pids[0]}"
+# The sample's drain-delay (5 s): /readyz fails at once while /livez and the listeners still answer.
+for _ in $(seq 1 20); do
+    [ "$(/usr/bin/curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 503 ] && break; sleep 0.1
+done
+[ "$(/usr/bin/curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 503 ] || fail "/readyz while draining"
+[ "$(/usr/bin/curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/livez")" = 200 ] || fail "/livez while draining"
+ok "after SIGTERM: /readyz 503, /livez 200"
 wait "${pids[0]}" || fail "serve exited with $?: $(tail -3 "$work/serve.err")"
 pids=()
 # JSON logs (serve.log-format in the sample): every line parses.

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Builds `skan` for release with the Swift standard library and Foundation linked statically, and writes
 # dist/skan-VERSION-linux-ARCH.tar.gz: a folder that runs on a Debian host without a Swift toolchain, needing only
-# the system's libc, libstdc++, libssl3, libsqlite3-0 and libcurl4 (ldd is checked here: no Swift library may be
-# listed). libcurl: Foundation's URLSession (skan simulate --post) is linked statically and calls it; linking needs
-# Debian's libcurl4-openssl-dev, hence -Xlinker -lcurl.
+# the system's libc, libstdc++, libssl3 and libsqlite3-0 (ldd is checked here: no Swift library and no libcurl may
+# be listed; nothing imports FoundationNetworking, whose URLSession is what would link libcurl).
 #
 #   Scripts/package.sh                 # builds (swift build -c release --static-swift-stdlib ... --product skan), packs
 #   SKAN_BIN=path/to/skan Scripts/package.sh   # packs a binary built that way already (CI shares one build)
@@ -26,14 +25,19 @@ cd "$(dirname "$0")/.."
 out=${OUT:-dist}
 
 if [ -z "${SKAN_BIN:-}" ]; then
-    swift build -c release --static-swift-stdlib -Xlinker -lcurl --product skan >&2
-    SKAN_BIN="$(swift build -c release --static-swift-stdlib -Xlinker -lcurl --show-bin-path)/skan"
+    swift build -c release --static-swift-stdlib --product skan >&2
+    SKAN_BIN="$(swift build -c release --static-swift-stdlib --show-bin-path)/skan"
 fi
 bin_dir=$(dirname "$SKAN_BIN")
 
 # No Swift library may be needed at run time: the point of the static standard library.
 if ldd "$SKAN_BIN" | grep -E -i 'swift|Foundation|libdispatch|BlocksRuntime|icu' >&2; then
     echo "package.sh: $SKAN_BIN links the Swift libraries above dynamically; build it with --static-swift-stdlib" >&2
+    exit 1
+fi
+# Nor libcurl: a host needs only libssl3 and libsqlite3-0 (an `import FoundationNetworking` would bring it back).
+if ldd "$SKAN_BIN" | grep -i 'curl' >&2; then
+    echo "package.sh: $SKAN_BIN needs libcurl; something imports FoundationNetworking (URLSession): use AsyncHTTPClient" >&2
     exit 1
 fi
 

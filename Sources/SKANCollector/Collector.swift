@@ -1,8 +1,10 @@
+import CoreMetrics
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import Prometheus
 import ServiceLifecycle
 import SKANCore
 import SKANHTTP
@@ -41,6 +43,8 @@ public struct Collector: Sendable {
     /// The device listener's event loops when the configuration asks for a number of them (made once, here).
     let eventLoopGroup: (any EventLoopGroup)?
     let logger: Logger
+    /// The postback paths' per-client limit, shared by the device listener's connections.
+    let rateLimiter: RateLimiter
 
     /// Makes a collector over `store`, trusting the keys of `verifier`; `relay` decides what each accepted
     /// postback queues in the store's outbox (`nil`: nothing, at no cost).
@@ -49,6 +53,9 @@ public struct Collector: Sendable {
                 relay: (any OutboxRouting)? = nil,
                 now: @escaping @Sendable () -> Date = Date.init) throws(CollectorError) {
         try configuration.validate()
+        if !configuration.retention.keepsEverything, !(store is any ExpiringStore) {
+            throw CollectorError(.invalidConfiguration, "this store cannot delete expired postbacks; retention needs SQLite, PostgreSQL or the memory engine")
+        }
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -58,7 +65,11 @@ public struct Collector: Sendable {
                                    onFailure: failureLog.record)
         pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger,
                                     logsBodies: configuration.logsBodies, relay: relay, now: now)
-        metrics = CollectorMetrics()
+        let metrics = CollectorMetrics()
+        self.metrics = metrics
+        let limited = CoreMetrics.Counter(label: "skan_requests_rate_limited_total",
+                                          factory: PrometheusMetricsFactory(registry: metrics.registry))
+        rateLimiter = RateLimiter(configuration.rateLimit, onRefused: { limited.increment() })
         eventLoopGroup = configuration.eventLoopThreads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) }
         frontDoor = FrontDoor(timeouts: configuration.timeouts,
                               budget: configuration.maximumConnections.map { ConnectionBudget(limit: $0, logger: logger) })
@@ -105,8 +116,12 @@ public struct Collector: Sendable {
                                               limit: configuration.bodyLimit)
             return [EventLoopFastPath(postbacks, date: date)]
         }
+        let rateLimit = RateLimitRule(limiter: rateLimiter, paths: configuration.postbackPaths,
+                                      clients: configuration.clientAddress)
         return .device("device", option: "--port", host: configuration.host, port: configuration.port,
-                       eventLoopGroup: eventLoopGroup, handlers: handlers) { router in collector.addRoutes(to: router) }
+                       eventLoopGroup: eventLoopGroup, handlers: handlers, rateLimit: rateLimit) { router in
+            collector.addRoutes(to: router)
+        }
     }
 
     /// The admin listener (`--admin-port`): the operator routes under ``CollectorConfiguration/adminAccess``'s rule.
@@ -170,9 +185,15 @@ extension Collector: ComposedPart {
         composition.add(worker: WriterService(writer: writer))
         // The engine's periodic jobs (PostgreSQL's refusal cap) run here, not in tasks of the engine's own.
         for job in store.periodicJobs { composition.add(worker: StoreJobService(job: job, logger: logger)) }
+        if !configuration.retention.keepsEverything, let expiring = store as? any ExpiringStore {
+            composition.add(worker: RetentionService(retention: configuration.retention, store: expiring,
+                                                     registry: metrics.registry, logger: logger))
+        }
         // The schema is brought up to date before any port opens, so no postback meets an old schema; with
         // several collectors on one database the engine makes sure the migrations run once.
         composition.beforeServerStarts { try await store.migrate() }
+        // `/readyz`: the store as `/healthz` sees it (its files the ones opened, a read answered).
+        composition.readiness.addCheck { await store.health().map { "store: \($0.code)" } }
         composition.add(deviceListener)
         composition.add(adminListener)
     }

@@ -1,4 +1,5 @@
 import SKANHTTP
+import SKANStore
 
 /// How a collector listens and what it accepts.
 ///
@@ -60,9 +61,23 @@ public struct CollectorConfiguration: Sendable {
     /// How long a graceful shutdown may take: requests already read finish within it, then slow clients are cut.
     public var shutdownTimeout: Duration
 
+    /// The per-client rate limit of the postback paths (on by default, generous: ``RateLimiter/Configuration``).
+    public var rateLimit = RateLimiter.Configuration()
+    /// The proxies whose `X-Forwarded-For` names the client the rate limit counts (``ClientAddress``).
+    public var clientAddress = ClientAddress()
+
+    /// How long accepted postbacks and their raw bodies are kept (``RetentionService``); everything by default.
+    public var retention = Retention()
+
+    /// How long `/readyz` fails on a graceful shutdown before the listeners stop accepting (zero: at once).
+    public var drainDelay: Duration = .zero
+
     /// The timeouts of every connection, as ``FrontDoor`` takes them.
     public var timeouts: FrontDoor.Timeouts {
-        FrontDoor.Timeouts(idle: idleTimeout, request: requestTimeout, write: writeTimeout, unsentLimit: unsentLimit)
+        var timeouts = FrontDoor.Timeouts(idle: idleTimeout, request: requestTimeout, write: writeTimeout,
+                                          unsentLimit: unsentLimit)
+        timeouts.drain = drainDelay
+        return timeouts
     }
 
     /// Makes a configuration; the defaults serve the postback paths on loopback port 8080 and the operator routes on
@@ -115,6 +130,14 @@ public struct CollectorConfiguration: Sendable {
         }
         if let unsentLimit, unsentLimit < 2 {
             throw CollectorError(.invalidConfiguration, "the unsent-bytes bound must be at least 2, got \(unsentLimit)")
+        }
+        for (name, days) in [("--retain-days", retention.postbackDays), ("--retain-body-days", retention.bodyDays)] {
+            if let days, days < 1 || days > 36_500 {
+                throw CollectorError(.invalidConfiguration, "\(name) must be 1 to 36500 days, got \(days)")
+            }
+        }
+        if rateLimit.perSecond < 0 || !rateLimit.perSecond.isFinite || rateLimit.burst < 1 || rateLimit.capacity < 1 {
+            throw CollectorError(.invalidConfiguration, "the rate limit must be 0 (off) or a positive rate with a burst of at least 1, got \(rateLimit.perSecond) a second, bursts of \(rateLimit.burst)")
         }
         if bodyLimit < 1 {
             throw CollectorError(.invalidConfiguration, "the body limit must be at least 1 byte, got \(bodyLimit)")

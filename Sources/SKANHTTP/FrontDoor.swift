@@ -27,6 +27,9 @@ public struct FrontDoor: Sendable {
         /// more is read from it; `nil`: SwiftNIO's 64 KiB, over a kernel send buffer the kernel sizes itself (on
         /// Linux up to `net.ipv4.tcp_wmem`'s 4 MB, which a client that never reads makes the server fill first).
         public var unsentLimit: Int?
+        /// How long `/readyz` fails on a graceful shutdown before the listeners stop accepting (``ServiceComposition``):
+        /// time for a load balancer to see it and stop sending. Zero: they stop at once.
+        public var drain: Duration = .zero
 
         /// 256 KiB: a reply of the collector or the signer is under 1 KiB and a dashboard page some 100 KiB, while a
         /// connection still moves 2.5 MB/s at 100 ms of round trip.

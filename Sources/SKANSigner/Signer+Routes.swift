@@ -47,13 +47,16 @@ extension Signer {
     /// listener of its own, or the collector's).
     public func addPublicRoutes<Context: RequestContext>(to router: Router<Context>) {
         guard let webAds else { return }
-        router.post("/.well-known/skadnetwork/get-signed-payload") { request, _ -> Response in
+        router.post(RouterPath(Self.signedPayloadPath)) { request, _ -> Response in
             let body = try await request.body.collect(upTo: 16 << 10)
             let reply = await webAds.signedPayload(Array(body.readableBytesView))
             return Self.json(HTTPResponse.Status(code: reply.status), reply.body)
         }
         router.get("/healthz") { _, _ in Self.json(.ok, #"{"status":"ok"}"#) }
     }
+
+    /// Safari's request for a web ad's signed payload: the public listener's one device route.
+    public static let signedPayloadPath = "/.well-known/skadnetwork/get-signed-payload"
 
     /// Counts a reply to `POST /v1/impressions` in the metrics, for the router and the event loop alike.
     static func count(_ reply: ImpressionReply, signed: Metrics.Counter, refused: Metrics.Counter) {

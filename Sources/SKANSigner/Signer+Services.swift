@@ -22,7 +22,8 @@ extension Signer {
     public var publicListener: Listener? {
         guard let publicPort, webAds != nil else { return nil }
         let signer = self
-        return .device("public", option: publicPortOption, host: publicHost, port: publicPort) { router in
+        return .device("public", option: publicPortOption, host: publicHost, port: publicPort,
+                       rateLimit: publicRateLimit) { router in
             signer.addPublicRoutes(to: router)
         }
     }

@@ -53,6 +53,8 @@ public struct Signer: Sendable {
     /// Where registered web ads are kept, opened by the caller and closed by the service group after the signer's
     /// listeners stopped; `nil` without web ads.
     let webAdStore: (any WebAdStore)?
+    /// The per-client limit of Safari's `get-signed-payload` on the public listener, and whose address counts.
+    let publicRateLimit: RateLimitRule
 
     /// A signer holding `keys`.
     ///
@@ -64,7 +66,9 @@ public struct Signer: Sendable {
                 webAdStore: (any WebAdStore)? = nil, webAdLifetime: TimeInterval = 86_400,
                 maximumWebAds: Int = Signer.defaultMaximumWebAds, webAdSweepInterval: Duration = .seconds(60),
                 publicHost: String = "0.0.0.0", publicPort: Int? = nil, frontDoor: FrontDoor = FrontDoor(),
-                now: @escaping @Sendable () -> Date = Date.init, makeNonce: @escaping @Sendable () -> UUID = UUID.random) {
+                now: @escaping @Sendable () -> Date = Date.init, makeNonce: @escaping @Sendable () -> UUID = UUID.random,
+                publicRateLimit: RateLimiter.Configuration = RateLimiter.Configuration(),
+                clientAddress: ClientAddress = ClientAddress()) {
         self.keys = keys
         self.access = access
         self.port = port
@@ -81,6 +85,10 @@ public struct Signer: Sendable {
         self.registry = registry
         signed = Counter(label: "skan_impressions_signed_total", factory: factory)
         refused = Counter(label: "skan_impression_requests_refused_total", factory: factory)
+        let limited = Counter(label: "skan_requests_rate_limited_total", factory: factory)
+        self.publicRateLimit = RateLimitRule(
+            limiter: RateLimiter(publicRateLimit, onRefused: { limited.increment() }),
+            paths: [Self.signedPayloadPath], clients: clientAddress)
         webAds = webAdStore.map {
             WebAdExchange(store: $0, keys: keys, lifetime: webAdLifetime, maximum: maximumWebAds, now: now,
                           makeNonce: makeNonce)

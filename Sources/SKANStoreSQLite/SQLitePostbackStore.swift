@@ -217,7 +217,7 @@ public final class SQLitePostbackStore: PostbackStore {
 
     /// Throws when the path no longer leads to the files this store opened, or they were cut short; `after` a
     /// commit, also when the commit's WAL is not there. A removed WAL is first emptied into the main file.
-    private func checkFile(after: Bool = false) throws(StoreError) {
+    func checkFile(after: Bool = false) throws(StoreError) {
         guard let files else { return }
         do {
             try after ? files.confirm() : files.check()

@@ -18,8 +18,8 @@ import SKANStore
 /// with no rollups. A fold's `GROUP BY` also counts a burst of one key once.
 ///
 /// A crash loses nothing: the unfolded rows are in `postbacks`, and the next fold, by any writer of the file (a
-/// second process included, as it reads the watermark in its own transaction), counts them. Rows are never deleted
-/// from `postbacks`, so ids only grow; a retention feature that deletes rows must fold first.
+/// second process included, as it reads the watermark in its own transaction), counts them. Retention deletes only
+/// rows folded first, and never the newest row, so ids only grow (``SQLitePostbackStore/deletePostbacks(receivedBefore:limit:)``).
 enum SQLiteRollupFold {
     /// The table holding the watermarks, a row per rollup.
     static let watermarkTable = "rollup_watermark"

@@ -10,9 +10,9 @@ import Synchronization
 /// ran in the writer's lulls, each fold step held up every postback that arrived behind it, which was most of the
 /// p99 and kept the writer from taking the next batch (Benchmarks/history/2026-11.md, issue 30).
 ///
-/// The file holds nothing that `postbacks` does not: each rollup and its watermark (the last folded `postbacks.id`)
-/// commit together in it, so a crash, a lost file or a restored database only means folding again from the watermark
-/// (or from the start). Its commits therefore do not wait for the disk (`synchronous = NORMAL`): WAL keeps them atomic,
+/// Each rollup and its watermark (the last folded `postbacks.id`) commit together in the file, so a crash, a lost file
+/// or a restored database only means folding again from the watermark (or from the start); only retention
+/// (`--retain-days`) makes the file hold counts that `postbacks` no longer has, and then it deletes folded rows alone. Its commits therefore do not wait for the disk (`synchronous = NORMAL`): WAL keeps them atomic,
 /// and the postbacks they count are durable in the database. Reads add the rows past the watermark from `postbacks`
 /// (``SQLiteRollupFold/unfolded(_:)``), so every answer counts exactly the committed postbacks whatever is folded.
 ///
@@ -145,6 +145,13 @@ final class SQLiteRollupFolder: Sendable {
         let last = try DatabaseQueue(path: queue.path)
         _ = try last.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
         try last.close()
+    }
+
+    /// The lowest watermark: every postback up to it is in every rollup.
+    func foldedThrough() throws -> Int64 {
+        try writer.read { db in
+            try Int64.fetchOne(db, sql: "SELECT COALESCE(min(folded_through), 0) FROM \(SQLiteRollupFold.watermarkTable)") ?? 0
+        }
     }
 
     /// Folds every row past every watermark, now, on the folder's connection.

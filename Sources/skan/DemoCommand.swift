@@ -62,7 +62,10 @@ struct DemoCommand: AsyncParsableCommand {
         logger.logLevel = .warning
         let collector: Collector
         do {
-            collector = try Collector(configuration: CollectorConfiguration(host: "127.0.0.1", port: 0), store: store,
+            // One simulator on loopback stands for every device of the campaign: no per-address limit.
+            var configuration = CollectorConfiguration(host: "127.0.0.1", port: 0)
+            configuration.rateLimit.perSecond = 0
+            collector = try Collector(configuration: configuration, store: store,
                                       verifier: AttributionVerifier(keyRing: ring), logger: logger,
                                       now: { sendTime.date })
         } catch {
@@ -134,7 +137,7 @@ struct DemoCommand: AsyncParsableCommand {
             DispatchQueue.global().async {
                 do {
                     let url = URL(string: "http://127.0.0.1:\(port)/postbacks")!
-                    let delivery = PostbackDelivery(transport: URLSessionTransport(url: url), clock: clock)
+                    let delivery = PostbackDelivery(transport: HTTPPostbackTransport(url: url), clock: clock)
                     var writer = try LineWriter(path: path)
                     let summary = try simulation.run { record in
                         try writer.write(record)

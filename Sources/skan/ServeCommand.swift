@@ -71,6 +71,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var listener: ListenerOptions
 
+    @OptionGroup var retention: RetentionOptions
+
+    @OptionGroup var limits: RateLimitOptions
+
     @OptionGroup var deployment: DeploymentOptions
 
     @Option(help: "Seconds a graceful shutdown (SIGTERM, SIGINT) may take before slow clients are cut off.")
@@ -131,6 +135,10 @@ struct ServeCommand: AsyncParsableCommand {
                                                    maximumConnections: connections,
                                                    shutdownTimeout: try ListenerOptions.duration(
                                                        shutdownTimeout, option: "--shutdown-timeout"))
+        configuration.drainDelay = timeouts.drain
+        configuration.retention = retention.retention
+        configuration.rateLimit = try limits.configuration()
+        configuration.clientAddress = try limits.clientAddress()
         if !paths.isEmpty { configuration.postbackPaths = paths }
         // Every listener's port is tried before anything is created: a busy port leaves no database file behind.
         try await Self.probe(configuration, dashboard: dashboardPort.map { ($0, dashboardHost) },

@@ -62,6 +62,8 @@ struct SignerCommand: AsyncParsableCommand {
 
     @OptionGroup var deployment: DeploymentOptions
 
+    @OptionGroup var limits: RateLimitOptions
+
     @Flag(help: "Answer POST /v1/impressions through Hummingbird's router instead of on the event loop that read it (same replies; slower; for comparison).")
     var impressionsViaRouter = false
 
@@ -73,6 +75,7 @@ struct SignerCommand: AsyncParsableCommand {
         guard webAdTtl > 0 else { throw CLIError("--web-ad-ttl must be a positive number of seconds, got \(webAdTtl)") }
         guard maxWebAds > 0 else { throw CLIError("--max-web-ads must be at least 1, got \(maxWebAds)") }
         let frontDoor = try listener.frontDoor(logger: logger)
+        let (rateLimit, clients) = (try limits.configuration(), try limits.clientAddress())
         // Both ports are tried before the web-ad store is opened: a busy port leaves no database file behind.
         var probes: [Listener] = [.device("signer", option: "--port", host: access.bindHost, port: port) { _ in }]
         if let publicPort {
@@ -88,7 +91,8 @@ struct SignerCommand: AsyncParsableCommand {
         let (host, publicHost) = (host, publicHost)
         var signer = Signer(keys: keys, access: access, port: port, logger: logger, webAdStore: store,
                             webAdLifetime: TimeInterval(webAdTtl), maximumWebAds: maxWebAds, publicHost: publicHost,
-                            publicPort: publicPort, frontDoor: frontDoor)
+                            publicPort: publicPort, frontDoor: frontDoor,
+                            publicRateLimit: rateLimit, clientAddress: clients)
         signer.answersImpressionsOnEventLoop = !impressionsViaRouter
         do {
             // Once every listener is bound, private first.

@@ -68,7 +68,7 @@ struct SimulateCommand: ParsableCommand {
                 throw CLIError("--post must be an http(s) URL, got \(post)")
             }
             let clock: any DeliveryClock = speed.map { ScaledClock(speed: $0) } ?? ImmediateClock()
-            delivery = PostbackDelivery(transport: URLSessionTransport(url: url), clock: clock)
+            delivery = PostbackDelivery(transport: HTTPPostbackTransport(url: url), clock: clock)
         }
         let summary: SimulationSummary
         do {

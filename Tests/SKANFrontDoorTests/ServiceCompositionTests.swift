@@ -35,7 +35,7 @@ struct ServiceCompositionTests {
         }
     }
 
-    @Test("the hooks run once before any listener binds and any worker starts; running is reported once, with every port")
+    @Test("the hooks run once before any listener serves and any worker starts; running is reported once, with every port")
     func order() async throws {
         let events = Events()
         var composition = ServiceComposition(logger: ListenerUnderTest.quiet)

@@ -26,14 +26,17 @@ public struct Listener: Sendable {
     let handlers: @Sendable () -> [any RemovableChannelHandler]
     /// Event loops of its own (the collector's `--event-loops`); `nil`: the process's shared ones.
     let eventLoopGroup: (any EventLoopGroup)?
+    /// The per-client rate limit of a device-facing listener's device routes; `nil`: none.
+    public var rateLimit: RateLimitRule?
 
     /// A device-facing listener: no access rule, so only what a device needs belongs on it.
     public static func device(_ name: String, option: String, host: String, port: Int,
                               eventLoopGroup: (any EventLoopGroup)? = nil,
                               handlers: @escaping @Sendable () -> [any RemovableChannelHandler] = { [] },
+                              rateLimit: RateLimitRule? = nil,
                               routes: @escaping @Sendable (Router<BasicRequestContext>) -> Void) -> Listener {
         Listener(name: name, option: option, host: host, port: port, access: nil, login: false, routes: routes,
-                 handlers: handlers, eventLoopGroup: eventLoopGroup)
+                 handlers: handlers, eventLoopGroup: eventLoopGroup, rateLimit: rateLimit)
     }
 
     /// A private listener on `access`'s address, under its rule (`login`: with the dashboard's login form).
@@ -41,12 +44,15 @@ public struct Listener: Sendable {
                                  handlers: @escaping @Sendable () -> [any RemovableChannelHandler] = { [] },
                                  routes: @escaping @Sendable (Router<BasicRequestContext>) -> Void) -> Listener {
         Listener(name: name, option: option, host: access.bindHost, port: port, access: access, login: login,
-                 routes: routes, handlers: handlers, eventLoopGroup: nil)
+                 routes: routes, handlers: handlers, eventLoopGroup: nil, rateLimit: nil)
     }
 
-    /// The router this listener serves: the access rule first when private, then the routes.
-    public func router() -> Router<BasicRequestContext> {
+    /// The router this listener serves: the probes first when given `readiness` (they tell nothing but the phase,
+    /// so no token is asked for them), the access rule next when private, then the routes.
+    public func router(readiness: Readiness? = nil) -> Router<BasicRequestContext> {
         let router = Router()
+        if let readiness { router.add(middleware: ProbeMiddleware(readiness)) }
+        if rateLimit != nil { router.add(middleware: RateLimitMiddleware()) }
         if let access { router.add(middleware: OperatorAccessMiddleware(access, login: login)) }
         routes(router)
         return router

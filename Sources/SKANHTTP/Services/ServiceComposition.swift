@@ -2,7 +2,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
 /// A part of a process that ``ServiceComposition`` hosts: the collector, the signer, the dashboard. It adds its
@@ -36,12 +35,22 @@ public struct ServiceComposition: Sendable {
     private var resources: [any Service] = []
     private var workers: [any Service] = []
     private var hooks: [@Sendable () async throws -> Void] = []
+    /// Whether the process should be sent traffic: `/readyz` on every listener. Parts add their checks to it (the
+    /// collector its store's health) while they compose.
+    public let readiness = Readiness()
+    /// How long `/readyz` fails, on a graceful shutdown, before the listeners stop accepting: time for a load
+    /// balancer to see it and stop sending (its probe interval times its failure threshold); the front door's
+    /// ``FrontDoor/Timeouts/drain`` unless set.
+    public var drainDelay: Duration
+    /// How the drain delay is waited; injected so that tests hold and release it without sleeping.
+    public var drainWait: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
 
     /// An empty composition whose listeners go through `frontDoor`.
     public init(frontDoor: FrontDoor = FrontDoor(), shutdownTimeout: Duration? = nil, logger: Logger) {
         self.frontDoor = frontDoor
         self.shutdownTimeout = shutdownTimeout
         self.logger = logger
+        self.drainDelay = frontDoor.timeouts.drain
     }
 
     /// Adds `part`'s listeners, services and hooks.
@@ -67,10 +76,10 @@ public struct ServiceComposition: Sendable {
         workers.append(worker)
     }
 
-    /// Adds work to finish before any listener binds and any worker starts (a store's migrations): run once, in the
-    /// order added, while the resources already run (by the first listener, before it binds; the other listeners and
-    /// the workers wait). If one throws, nothing listens and the group ends with its error. A composition without a
-    /// listener runs no hooks.
+    /// Adds work to finish before any listener serves and any worker starts (a store's migrations): run once, in the
+    /// order added, while the resources already run and the listeners answer only their probes (``StartupGate``).
+    /// If one throws, the group ends with its error; no request was served. A composition without a listener runs no
+    /// hooks.
     public mutating func beforeServerStarts(_ hook: @escaping @Sendable () async throws -> Void) {
         hooks.append(hook)
     }
@@ -78,49 +87,33 @@ public struct ServiceComposition: Sendable {
     /// The listeners added so far, for ``ListenerProbe/check(_:)`` before a command creates anything.
     public var addedListeners: [Listener] { listeners }
 
-    /// The single service group: resources, workers, then one application per listener. `onRunning` is called once,
-    /// when every listener is bound, with their ports: a command prints "listening" there and nowhere else.
+    /// The single service group: resources, the start hooks, workers, one application per listener, and last the
+    /// drain (stopped first). `onRunning` is called once, when every listener is bound and the start hooks have run,
+    /// with their ports: a command prints "listening" there and nowhere else.
+    ///
+    /// The listeners bind at once, while the hooks (migrations) still run: they answer `/livez` and, until the hooks
+    /// finish, nothing but 503 (``StartupGate``), so that an orchestrator sees a live process through a long
+    /// migration and sends it no traffic before it is ready. On a graceful shutdown `/readyz` fails first, then
+    /// after ``drainDelay`` the listeners stop accepting.
     public func serviceGroup(gracefulShutdownSignals: [UnixSignal] = [],
                              onRunning: @escaping @Sendable (BoundListeners) async -> Void = { _ in }) -> ServiceGroup {
         let signal = StartSignal()
-        let hooks = hooks
-        let expected = Set(listeners.map(\.name))
-        let bound = Mutex<[String: Int]?>([:])
-        let report: @Sendable (String, Int) async -> Void = { name, port in
-            let all = bound.withLock { ports -> [String: Int]? in
-                guard var known = ports else { return nil }
-                known[name] = port
-                guard Set(known.keys) == expected else {
-                    ports = known
-                    return nil
-                }
-                ports = nil
-                return known
-            }
-            if let all { await onRunning(BoundListeners(ports: all)) }
-        }
+        let startup = StartupReport(expected: Set(listeners.map(\.name)))
+        let readiness = readiness
         var applications: [any Service] = []
-        for (index, listener) in listeners.enumerated() {
-            // The first listener runs the hooks and tells the others; each other one waits before it binds.
-            let first = index == 0
-            let prelude: @Sendable () async throws -> Void = {
-                guard first else { return try await signal.wait() }
-                do {
-                    for hook in hooks { try await hook() }
-                    signal.finish(.success(()))
-                } catch {
-                    signal.finish(.failure(error))
-                    throw error
-                }
+        for listener in listeners {
+            let application = frontDoor.application(for: listener, logger: logger, readiness: readiness) { port in
+                if let all = startup.bound(listener.name, port: port) { await onRunning(BoundListeners(ports: all)) }
             }
-            var application = frontDoor.application(for: listener, logger: logger) { port in
-                await report(listener.name, port)
-            }
-            application.beforeServerStarts(perform: prelude)
             applications.append(ListenerService(application: application, listener: listener))
         }
+        // A composition without a listener runs no hooks, and its workers wait for them.
+        let starting: [any Service] = listeners.isEmpty ? [] : [
+            StartHooks(hooks: hooks, signal: signal, readiness: readiness, startup: startup, onRunning: onRunning),
+        ]
         let gated: [any Service] = workers.map { AfterStart(service: $0, signal: signal) }
-        var configuration = ServiceGroupConfiguration(services: resources + gated + applications,
+        let draining = Draining(readiness: readiness, delay: drainDelay, wait: drainWait)
+        var configuration = ServiceGroupConfiguration(services: resources + starting + gated + applications + [draining],
                                                       gracefulShutdownSignals: gracefulShutdownSignals, logger: logger)
         configuration.maximumGracefulShutdownDuration = shutdownTimeout
         return ServiceGroup(configuration: configuration)

@@ -20,7 +20,7 @@ public struct MemoryPostbackReader: PostbackReader {
     public func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {
         let rows: [[ColumnValue]] = store.state.withLock { state in
             switch table {
-            case .postbacks: state.postbacks.enumerated().map { [.integer(Int64($0.offset + 1))] + $0.element }
+            case .postbacks: state.postbacks.enumerated().map { [.integer(Int64($0.offset + state.firstID))] + $0.element }
             case .rejected: state.rejected.map { [.integer(Int64($0.id))] + $0.values }
             case .repeats: state.repeats.enumerated().map { [.integer(Int64($0.offset + 1))] + $0.element }
             }

@@ -8,14 +8,20 @@ import Synchronization
 /// ``RejectedTable``'s columns, so that ``MemoryPostbackReader`` answers reports over what an engine would store.
 public final class MemoryPostbackStore: PostbackStore {
     struct State {
-        /// Stored postbacks in arrival order, each in ``PostbackTable/columns``' order; a row's id is its offset + 1.
+        /// Stored postbacks in arrival order, each in ``PostbackTable/columns``' order; a row's id is its offset +
+        /// ``firstID``.
         var postbacks: [[ColumnValue]] = []
-        /// Each stored key's row in ``postbacks``.
+        /// Each stored key's row id (an offset in ``postbacks`` plus ``firstID``).
         var keys: [DedupKey: Int] = [:]
         /// Kept repeats (``RepeatTable``), in ``RepeatTable/columns``' order, oldest first; a row's id is its offset + 1.
         var repeats: [[ColumnValue]] = []
         var repeatKeys: Set<[ColumnValue]> = []
         var conflicts = 0
+        /// The id of the first row: 1, until retention deletes the oldest.
+        var firstID = 1
+        /// Rows retention deleted: still counted by ``stats()``, which counts what was accepted, as the engines'
+        /// counters do.
+        var expired = 0
         var byKey: [PostbackCounterKey: Int] = [:]
         /// Kept refusals, oldest first, in ``RejectedTable/columns``' order, with their ids (which only grow).
         var rejected: [(id: Int, values: [ColumnValue])] = []
@@ -50,10 +56,10 @@ public final class MemoryPostbackStore: PostbackStore {
                     if let row = state.keys[key] {
                         outcomes.append(.duplicate)
                         state.duplicates += 1
-                        Self.keep(accepted, repeating: state.postbacks[row], in: &state)
+                        Self.keep(accepted, repeating: state.postbacks[row - state.firstID], in: &state)
                         continue
                     }
-                    state.keys[key] = state.postbacks.count
+                    state.keys[key] = state.firstID + state.postbacks.count
                     state.postbacks.append(PostbackTable.columns.map { $0.value(accepted) })
                     state.byKey[accepted.counterKey, default: 0] += 1
                     if !accepted.outbox.isEmpty { state.outbox.enqueue(accepted.outbox, now: accepted.receivedAt) }
@@ -108,7 +114,7 @@ public final class MemoryPostbackStore: PostbackStore {
         for (_, values) in state.rejected {
             if case .text(let status) = values[RejectedTable.statusIndex] { statuses[status, default: 0] += 1 }
         }
-        return StoreStats(postbacks: state.postbacks.count, postbacksByKey: state.byKey,
+        return StoreStats(postbacks: state.postbacks.count + state.expired, postbacksByKey: state.byKey,
                           rejected: state.rejected.count, rejectedByStatus: statuses,
                           rejectedDropped: state.rejectedDropped, duplicates: state.duplicates,
                           conflicts: state.conflicts)

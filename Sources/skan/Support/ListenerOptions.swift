@@ -20,6 +20,9 @@ struct ListenerOptions: ParsableArguments {
     @Option(help: "Connections held open at most, all of this process's listeners together (default: the descriptor limit less \(DescriptorLimit.reserve)); more wait to be accepted, and a line is logged.")
     var maxConnections: Int?
 
+    @Option(help: "Seconds /readyz answers 503 after SIGTERM before the listeners stop accepting, so that a load balancer stops sending first (0: stop at once).")
+    var drainDelay: Double = 0
+
     /// Seconds as a duration, or a one-line error naming the option: NaN, infinity and a year or more would trap
     /// or mean nothing.
     static func duration(_ seconds: Double, option: String) throws(CLIError) -> Duration {
@@ -34,10 +37,12 @@ struct ListenerOptions: ParsableArguments {
         guard maxUnsentBytes >= 4096 else {
             throw CLIError("--max-unsent-bytes must be at least 4096, got \(maxUnsentBytes)")
         }
-        return FrontDoor.Timeouts(idle: try Self.duration(idleTimeout, option: "--idle-timeout"),
-                                  request: try Self.duration(requestTimeout, option: "--request-timeout"),
-                                  write: try Self.duration(writeTimeout, option: "--write-timeout"),
-                                  unsentLimit: maxUnsentBytes)
+        var timeouts = FrontDoor.Timeouts(idle: try Self.duration(idleTimeout, option: "--idle-timeout"),
+                                          request: try Self.duration(requestTimeout, option: "--request-timeout"),
+                                          write: try Self.duration(writeTimeout, option: "--write-timeout"),
+                                          unsentLimit: maxUnsentBytes)
+        if drainDelay != 0 { timeouts.drain = try Self.duration(drainDelay, option: "--drain-delay") }
+        return timeouts
     }
 
     /// Raises the soft descriptor limit (see ``DescriptorLimit``), logs it, and returns the connection budget that
