@@ -48,7 +48,9 @@ rm -f "$OUT"/bench.sqlite*
 rm -f "$OUT/serve.out"
 # wrk is one client address: without this the default per-address limit (issue 38) would answer it 429. A build from
 # before the limit has no such option. SERVE_FLAGS come after, so a run can set its own limit.
-NO_LIMIT=$("$BIN" serve --help 2>/dev/null | grep -q -- '--rate-limit' && echo "--rate-limit 0" || true)
+# The help is read whole first: `grep -q` closing the pipe early made pipefail drop the flag in some runs (429s).
+SERVE_HELP=$("$BIN" serve --help 2>/dev/null || true)
+case $SERVE_HELP in *--rate-limit*) NO_LIMIT="--rate-limit 0" ;; *) NO_LIMIT= ;; esac
 "$BIN" serve --db "$OUT/bench.sqlite" --port 0 --log-level warning --durability "$DURABILITY" \
     ${EVENT_LOOPS:+--event-loops "$EVENT_LOOPS"} $NO_LIMIT ${SERVE_FLAGS:-} \
     --apple-key-p256 Keys/test/simulated-apple-p256-public-key.pem \

@@ -43,7 +43,9 @@ if [ ! -s "$POSTBACKS" ]; then
     "${GEN_BIN:-$BIN}" bench postbacks --shape traffic --bare --aak-share "$AAK_SHARE" --count "$COUNT" --out "$POSTBACKS"
 fi
 # wrk is one client address: no per-address limit (issue 38), on a build that has one.
-NO_LIMIT=$("$BIN" serve --help 2>/dev/null | grep -q -- '--rate-limit' && echo "--rate-limit 0" || true)
+# The help is read whole first: `grep -q` closing the pipe early made pipefail drop the flag in some runs (429s).
+SERVE_HELP=$("$BIN" serve --help 2>/dev/null || true)
+case $SERVE_HELP in *--rate-limit*) NO_LIMIT="--rate-limit 0" ;; *) NO_LIMIT= ;; esac
 AAK_KEY=()
 [ "$AAK_SHARE" = 0 ] || AAK_KEY=(--aak-key simulated-apple-aak/0=Keys/test/simulated-apple-aak-public-key.pem)
 
