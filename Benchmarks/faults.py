@@ -89,7 +89,8 @@ class Server:
         self.db = os.path.join(folder, f"{name}.sqlite")
         self.out = open(os.path.join(folder, f"{name}.out"), "w+")
         self.err = open(os.path.join(folder, f"{name}.err"), "w+")
-        command = [BIN, "serve", "--db", self.db, "--host", HOST, "--port", "0",
+        # --rate-limit 0: these cases are one client address each, which the default per-address limit would refuse.
+        command = [BIN, "serve", "--db", self.db, "--host", HOST, "--port", "0", "--rate-limit", "0",
                    "--apple-key-p256", os.path.join(ROOT, "Keys/test/simulated-apple-p256-public-key.pem"), *args]
         if prlimit:
             command = ["prlimit", f"--nofile={prlimit}:{prlimit}", "--", *command]

@@ -95,7 +95,7 @@ def start(kind, folder, root, binary, args=(), prlimit=None, name=None):
     """`serve` (device, admin, its dashboard), `signer` (private, public) or `dashboard`, on free loopback ports."""
     name = name or kind
     if kind == "serve":
-        command = [binary, "serve", "--db", os.path.join(folder, f"{name}.sqlite"), "--host", HOST, "--port", "0",
+        command = [binary, "serve", "--db", os.path.join(folder, f"{name}.sqlite"), "--host", HOST, "--port", "0", "--rate-limit", "0",
                    "--dashboard-port", "0", "--apple-key-p256",
                    os.path.join(root, "Keys/test/simulated-apple-p256-public-key.pem"), *args]
         return Proc(folder, name, command, ["device", "admin", "serve-dashboard"], prlimit)

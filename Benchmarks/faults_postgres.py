@@ -70,7 +70,7 @@ def case_pg_duplicates(folder, root, binary, report, log, postbacks):
             db = f"{base}/{database}"
             # The first migrates; the second starts on the migrated schema.
             servers = [faults_listeners.Proc(folder, f"pg-{run}-{index}",
-                                             [binary, "serve", "--db", db, "--host", HOST, "--port", "0",
+                                             [binary, "serve", "--db", db, "--host", HOST, "--port", "0", "--rate-limit", "0",
                                               "--apple-key-p256", key], ["device", "admin"]) for index in range(2)]
             bodies = [postbacks.take() for _ in range(PG_POSTBACKS)]
             counts, lock = {}, threading.Lock()
