@@ -26,11 +26,6 @@ public protocol PostbackStore: Sendable {
     /// Closes the store; later calls fail.
     func close() async throws(StoreError)
 
-    /// Does one bounded step of work the engine defers until nothing waits to be written (a file engine folds its
-    /// rollups then), and returns whether another step is due. ``GroupCommitWriter`` calls it only while its queue is empty,
-    /// between batches, never beside a write.
-    func maintain() async throws(StoreError) -> Bool
-
     /// Where ``GroupCommitWriter`` runs its writes, when the engine prefers a place (an engine whose client answers
     /// on an event loop of its own saves a thread hop per round trip there); `nil`, the default, runs them on the
     /// shared concurrency pool, which an engine that blocks in its writes needs.
@@ -40,7 +35,4 @@ public protocol PostbackStore: Sendable {
 extension PostbackStore {
     /// No preference: the shared concurrency pool.
     public var writerExecutor: (any TaskExecutor)? { nil }
-
-    /// Nothing deferred: an engine that does all its work in ``write(_:)``.
-    public func maintain() async throws(StoreError) -> Bool { false }
 }

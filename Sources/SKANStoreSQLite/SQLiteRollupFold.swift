@@ -1,14 +1,11 @@
 import GRDB
 import SKANStore
 
-/// How SQLite keeps the per-day rollups: the writer folds the postbacks stored since a rollup's last fold into it, and
-/// moves that rollup's watermark (`rollup_watermark.folded_through`, the last folded `postbacks.id`) in the same
-/// transaction. It folds when it has nothing to write (``SQLitePostbackStore/maintain()``), and in a batch's
-/// transaction only once the rows waiting pass ``RollupFolding/backlog``: under load the CPU a fold takes is the
-/// ingest rate's, and a network's traffic leaves the writer idle most of the day. One rollup and at most
-/// ``RollupFolding/step`` rows at a time, the rollup furthest behind: a fold then holds up what arrives behind it a
-/// little, which is what a reply's p99 sees. Reads add the rows past the rollup's watermark (``unfolded(_:)``), so
-/// every answer still counts exactly the committed postbacks, and the backlog bounds what they add.
+/// How SQLite keeps the per-day rollups: the postbacks stored since a rollup's last fold are folded into it, and that
+/// rollup's watermark (`rollup_watermark.folded_through`, the last folded `postbacks.id`) moves in the same transaction
+/// of the rollups file, on its own connection beside the writer (``SQLiteRollupFolder``). One rollup and at most
+/// ``RollupFolding/step`` rows at a time, the rollup furthest behind. Reads add the rows past the rollup's watermark
+/// (``unfolded(_:)``), so every answer counts exactly the committed postbacks whatever is folded.
 ///
 /// Why not a trigger per row: every postback of a network's traffic (thousands of source identifiers, 64 values,
 /// three windows) is a new key of the rollup with campaigns, so each row inserted index entries at random places in

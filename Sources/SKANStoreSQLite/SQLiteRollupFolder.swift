@@ -66,6 +66,13 @@ final class SQLiteRollupFolder: Sendable {
         self.folding = folding
     }
 
+    /// Takes the rollups file's write lock first in a deferred transaction, and only it: BEGIN IMMEDIATE would lock
+    /// every attached file, the database included, and a deferred read-then-write could meet another process's fold
+    /// (SQLITE_BUSY without waiting). An update that changes no row still takes the lock, waiting as the busy mode says.
+    static func lockRollups(_ db: Database) throws {
+        try db.execute(sql: "UPDATE \(SQLiteRollupFold.watermarkTable) SET folded_through = folded_through WHERE 0")
+    }
+
     /// The writer committed postbacks up to `lastID`: folds when a step's worth waits.
     func noted(lastID: Int64) {
         let due = state.withLock { state -> Bool in
@@ -107,10 +114,7 @@ final class SQLiteRollupFolder: Sendable {
     private func step(_ db: Database, threshold: Int) throws -> (last: Int64, watermark: Int64) {
         var result: (Int64, Int64) = (0, 0)
         try db.inTransaction(.deferred) {
-            // The rollups file's write lock first, and only it: BEGIN IMMEDIATE would lock every attached file, the
-            // database included, and a deferred read-then-write could meet another process's fold (SQLITE_BUSY
-            // without waiting). An update that changes no row still takes the lock, waiting as the busy mode says.
-            try db.execute(sql: "UPDATE \(SQLiteRollupFold.watermarkTable) SET folded_through = folded_through WHERE 0")
+            try Self.lockRollups(db)
             let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM \(PostbackTable.name)") ?? 0
             let fold = try SQLiteRollupFold.foldIfDue(lastID: last, threshold: threshold, step: folding.step, in: db)
             result = (last, fold.watermark)
@@ -158,7 +162,7 @@ final class SQLiteRollupFolder: Sendable {
     func foldAll() throws {
         try writer.writeWithoutTransaction { db in
             try db.inTransaction(.deferred) {
-                try db.execute(sql: "UPDATE \(SQLiteRollupFold.watermarkTable) SET folded_through = folded_through WHERE 0")
+                try Self.lockRollups(db)
                 try SQLiteRollupFold.foldAll(in: db)
                 return .commit
             }

@@ -39,7 +39,7 @@ enum SQLiteRollupSchema {
     static func adopt(_ rollups: any DatabaseWriter) throws {
         try rollups.writeWithoutTransaction { db in
             try db.inTransaction(.deferred) {
-                try db.execute(sql: "UPDATE \(SQLiteRollupFold.watermarkTable) SET folded_through = folded_through WHERE 0")
+                try SQLiteRollupFolder.lockRollups(db)
                 let database = SQLiteRollupFolder.attachedDatabase
                 let owner = try String.fetchOne(db, sql: "SELECT id FROM \(database).\(databaseIdentityTable)")
                 let counted = try String.fetchOne(db, sql: "SELECT database FROM main.\(identityTable)")

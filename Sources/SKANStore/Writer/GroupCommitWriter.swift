@@ -114,12 +114,7 @@ public final class GroupCommitWriter: Sendable {
     private func drain() async {
         while true {
             let batch = takeBatch()
-            if batch.isEmpty {
-                // Idle: the engine's deferred work, one bounded step at a time, each followed by a look at the queue,
-                // so that a postback arriving meanwhile waits for one step at most.
-                if await maintain() { continue }
-                return
-            }
+            if batch.isEmpty { return }
             let started = ContinuousClock.now
             do {
                 let outcomes = try await store.write(batch.flatMap(\.entries))
@@ -134,17 +129,6 @@ public final class GroupCommitWriter: Sendable {
             }
             let rest = commitInterval - (ContinuousClock.now - started)
             if rest > .zero && queuedEntries < maximumBatch { await sleep(rest) }
-        }
-    }
-
-    /// One step of ``PostbackStore/maintain()``; whether another is due. A failure is heard once and ends the steps
-    /// until the writer is next idle: the writes that follow will meet the same trouble and answer for it.
-    private func maintain() async -> Bool {
-        do {
-            return try await store.maintain()
-        } catch {
-            onFailure?(error, 0)
-            return false
         }
     }
 
