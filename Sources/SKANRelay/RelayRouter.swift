@@ -57,14 +57,14 @@ public struct RelayRouter: OutboxRouting {
     /// The key is the same on every attempt, and on a replay, of one postback to one destination: a hash of the
     /// destination and the postback's dedup key, so that the partner can drop repeats.
     public static func idempotencyKey(destination: String, _ key: DedupKey) -> String {
-        var hash = SHA256()
+        // Once per queued entry on the writer's path: one buffer and one hash, no string per byte.
+        var input: [UInt8] = []
+        input.reserveCapacity(destination.utf8.count + key.network.utf8.count + key.dedupID.utf8.count + 32)
         for part in [destination, key.framework.rawValue, key.network, key.dedupID, String(key.window)] {
-            hash.update(data: Array(part.utf8) + [0])
+            input.append(contentsOf: part.utf8)
+            input.append(0)
         }
-        return hash.finalize().prefix(16).map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
-        }.joined()
+        return RelayHex.string(SHA256.hash(data: input).prefix(16))
     }
 
     /// `members` (a JSON object's text) added at the end of the object `body`; `body` as it is when it is not an

@@ -1,59 +1,39 @@
-import AsyncHTTPClient
 import Crypto
-import Foundation
 import NIOCore
-import NIOHTTP1
+import NIOPosix
 import SKANStore
 
-/// Sends one entry to its destination over HTTP: a `POST` of its body with its `Idempotency-Key`, the
-/// destination's headers and signature, within the destination's timeout.
+/// Sends claimed entries to their destinations over HTTP/1.1: a `POST` of each body with its `Idempotency-Key`, the
+/// destination's headers and signature, within the destination's timeout, over each destination's own keep-alive
+/// connections (``RelayLane``).
 struct RelaySender: Sendable {
-    let client: HTTPClient
+    private let lanes: [String: RelayLane]
 
-    func send(_ entry: OutboxEntry, to destination: RelayDestination) async -> RelayAttempt {
-        if Task.isCancelled { return .stopped }
-        var request = HTTPClientRequest(url: destination.url.absoluteString)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Idempotency-Key", value: entry.item.idempotencyKey)
-        for header in destination.headers { request.headers.add(name: header.name, value: header.value) }
-        if let signature = destination.signature {
-            request.headers.add(name: signature.header, value: Self.hmac(entry.item.body, secret: signature.secret))
+    /// One lane per destination, on `group`'s event loops. Throws when TLS cannot be set up for an `https` one.
+    init(destinations: [RelayDestination], group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
+        var lanes: [String: RelayLane] = [:]
+        for destination in destinations { lanes[destination.name] = try RelayLane(destination: destination, group: group) }
+        self.lanes = lanes
+    }
+
+    /// One attempt per entry, in order. Cancelling the calling task stops the destination's delivery: requests in
+    /// flight are abandoned and answer `.stopped`, so their entries are released rather than counted as tried.
+    func send(_ entries: [OutboxEntry], to destination: RelayDestination) async -> [RelayAttempt] {
+        guard let lane = lanes[destination.name], !Task.isCancelled else { return entries.map { _ in .stopped } }
+        return await withTaskCancellationHandler {
+            (try? await lane.send(entries).get()) ?? entries.map { _ in .stopped }
+        } onCancel: {
+            lane.stop()
         }
-        request.body = .bytes(ByteBuffer(bytes: entry.item.body))
-        let timeout = destination.timeout
-        let (client, prepared) = (client, request)
-        do {
-            // The deadline covers the reply's body too: a receiver that stalls after its head holds nothing.
-            return try await withThrowingTaskGroup(of: RelayAttempt.self) { group in
-                group.addTask {
-                    let response = try await client.execute(prepared, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)))
-                    // Read and dropped: the connection is reused only once its reply is drained.
-                    _ = try? await response.body.collect(upTo: 64 * 1024)
-                    return .answered(status: Int(response.status.code), retryAfter: response.headers.first(name: "Retry-After"))
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return .failed("no answer within \(timeout)")
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? .stopped
-            }
-        } catch {
-            if Task.isCancelled { return .stopped }
-            return .failed(Self.describe(error))
-        }
+    }
+
+    /// Closes every destination's connections.
+    func stop() {
+        for lane in lanes.values { lane.stop() }
     }
 
     /// The hex HMAC-SHA256 of `body`.
     static func hmac(_ body: [UInt8], secret: [UInt8]) -> String {
-        let code = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: secret))
-        return code.map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// A short reason, without bodies or secrets.
-    static func describe(_ error: any Error) -> String {
-        let text = String(describing: error)
-        return text.count > 200 ? String(text.prefix(200)) + "…" : text
+        RelayHex.string(HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: secret)))
     }
 }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -22,6 +21,8 @@ public struct RelayService: Service {
     let backoff: RelayBackoff
     /// How long an idle loop waits before it looks for due entries again.
     let pollInterval: Duration
+    /// How long a loop waits after a batch that was not full: a quarter of the poll interval.
+    var fillInterval: Duration { pollInterval / 4 }
     /// Entries claimed at once per destination.
     let batchSize: Int
     /// How often the outbox gauges are read.
@@ -44,9 +45,7 @@ public struct RelayService: Service {
     }
 
     public func run() async throws {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton,
-                                configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
-        let sender = RelaySender(client: client)
+        let sender = try RelaySender(destinations: configuration.destinations)
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 for destination in configuration.destinations {
@@ -55,7 +54,7 @@ public struct RelayService: Service {
                 if metrics != nil { group.addTask { await refreshGauges() } }
             }
         }
-        try? await client.shutdown()
+        sender.stop()
     }
 
     /// The loop of one destination, until cancelled.
@@ -86,31 +85,18 @@ public struct RelayService: Service {
             }
             let settlements = await send(entries, to: destination, sender: sender)
             await settle(settlements, destination: destination)
+            // A short batch means the outbox is drained: wait for a fuller one rather than pay a claim and a settle
+            // transaction for every few postbacks (a postback waited a day on the device; 50 ms more is nothing).
+            if entries.count < batch { try? await clock.sleep(fillInterval) }
         }
     }
 
     /// Sends `entries` with at most `inFlight` at once; one settlement per entry.
     private func send(_ entries: [OutboxEntry], to destination: RelayDestination, sender: RelaySender) async -> [OutboxSettlement] {
-        let (clock, backoff) = (clock, backoff)
-        return await withTaskGroup(of: OutboxSettlement.self) { group in
-            var waiting = entries.makeIterator()
-            func start(_ entry: OutboxEntry) {
-                group.addTask {
-                    let attempt = await sender.send(entry, to: destination)
-                    return attempt.settlement(of: entry, destination: destination, backoff: backoff, now: clock.now(),
-                                              jitter: clock.jitter())
-                }
-            }
-            for _ in 0 ..< destination.inFlight {
-                guard let entry = waiting.next() else { break }
-                start(entry)
-            }
-            var settlements: [OutboxSettlement] = []
-            while let settlement = await group.next() {
-                settlements.append(settlement)
-                if let entry = waiting.next() { start(entry) }
-            }
-            return settlements
+        let attempts = await sender.send(entries, to: destination)
+        let now = clock.now()
+        return zip(entries, attempts).map { entry, attempt in
+            attempt.settlement(of: entry, destination: destination, backoff: backoff, now: now, jitter: clock.jitter())
         }
     }
 

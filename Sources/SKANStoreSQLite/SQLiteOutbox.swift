@@ -41,10 +41,12 @@ enum SQLiteOutbox {
 extension SQLitePostbackStore: Outbox {
     public func claim(destination: String, limit: Int, now: Date, leaseUntil: Date) async throws(StoreError) -> [OutboxEntry] {
         try await outboxWrite("claim outbox entries") { db in
-            let rows = try Row.fetchAll(db, sql: """
+            // Cached: a claim runs for every batch the relay sends, and preparing it costs more than running it.
+            let due = try db.cachedStatement(sql: """
                 SELECT id, idempotency_key, body, attempts, created_at FROM relay_outbox
                 WHERE destination = ? AND dead = 0 AND due_at <= ? ORDER BY due_at, id LIMIT ?
-                """, arguments: [destination, now.outboxMilliseconds, limit])
+                """)
+            let rows = try Row.fetchAll(due, arguments: [destination, now.outboxMilliseconds, limit])
             let update = try db.cachedStatement(sql: "UPDATE relay_outbox SET due_at = ? WHERE id = ?")
             return try rows.map { row in
                 let id: Int64 = row[0]

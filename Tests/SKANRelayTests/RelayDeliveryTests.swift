@@ -155,6 +155,42 @@ struct RelayDeliveryTests {
         try await channel.close()
     }
 
+    @Test("an https destination speaks TLS: a plain-HTTP receiver on its port gets no request, the entries stay queued")
+    func httpsSpeaksTLS() async throws {
+        let store = MemoryPostbackStore()
+        let receiver = Receiver()
+        let port = try await receiver.start()
+        var destination = H.destination(port: port, timeout: .seconds(2))
+        destination.url = URL(string: "https://127.0.0.1:\(port)/in")!
+        let configuration = RelayConfiguration(destinations: [destination])
+        try await H.write(2, to: store, configuration: configuration)
+        let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
+        #expect(try await H.eventually { try await store.depths().first?.lastError != nil })
+        relay.cancel()
+        _ = try? await relay.value
+        #expect(receiver.attempts.isEmpty)
+        #expect(try await store.depths().first?.pending == 2)
+        await receiver.stop()
+    }
+
+    @Test("many postbacks over a few kept connections: each sent once, in any order, none lost", arguments: kinds)
+    func keepAlive(_ kind: String) async throws {
+        let (store, cleanup) = try await Self.store(kind)
+        defer { cleanup() }
+        let receiver = Receiver()
+        let port = try await receiver.start()
+        let configuration = RelayConfiguration(destinations: [H.destination(port: port, inFlight: 3)])
+        let keys = try await H.write(100, to: store, configuration: configuration)
+        let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
+        #expect(await H.eventually { receiver.accepted.count == 100 })
+        relay.cancel()
+        _ = try? await relay.value
+        #expect(Set(receiver.accepted.keys) == Set(keys))
+        #expect(keys.allSatisfy { receiver.attempts(of: $0) == 1 })
+        #expect(try await store.depths().first?.pending ?? 0 == 0)
+        await receiver.stop()
+    }
+
     @Test("sends the destination's headers and an HMAC-SHA256 of the body")
     func headersAndSignature() async throws {
         let store = MemoryPostbackStore()

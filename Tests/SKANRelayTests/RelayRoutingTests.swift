@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SKANCore
 @testable import SKANRelay
@@ -42,6 +43,18 @@ struct RelayRoutingTests {
         #expect(Set(first.map(\.idempotencyKey)).count == 2)
         #expect(router.items(for: Self.accepted(transactionID: "t-2"), arrival: Arrival())[0].idempotencyKey != first[0].idempotencyKey)
         #expect(first[0].body == postback.rawBody)
+    }
+
+    @Test("the key's format never changes: entries queued by an older build and replays must carry the same key")
+    func keyFormat() {
+        let key = Self.accepted().dedupKey
+        // The documented formula, spelled out apart from the implementation: the first 16 bytes, in hex, of SHA-256
+        // over the destination, framework, network, id and window, each followed by a NUL.
+        let text = ["a", key.framework.rawValue, key.network, key.dedupID, String(key.window)].map { $0 + "\u{0}" }.joined()
+        let expected = SHA256.hash(data: Array(text.utf8)).prefix(16).map { String($0, radix: 16) }
+            .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        #expect(RelayRouter.idempotencyKey(destination: "a", key) == expected)
+        #expect(expected.count == 32)
     }
 
     @Test("json bodies get the named members: the address and user agent the HTTP layer gave, null when unknown")

@@ -1,0 +1,225 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import SKANStore
+import Synchronization
+
+/// One destination's keep-alive HTTP/1.1 connections, and the sending of a claimed batch over them.
+///
+/// Written on SwiftNIO's channels and HTTP/1.1 codec rather than through AsyncHTTPClient: the relay sends one request
+/// per accepted postback, on the collector's cores, and AsyncHTTPClient's per-request machinery (its request state
+/// machines, a task and a timer task per request in our use) cost more instructions than ingesting the postback did
+/// (Benchmarks/README.md, "Relay"). Here a batch is one chain of futures per connection, and a request costs its
+/// encoding, one write and the parse of the reply.
+///
+/// At most ``RelayDestination/inFlight`` requests are in flight (one per connection; no pipelining, which a
+/// partner's load balancer may not take). Every request has the destination's timeout, from its write to the end of
+/// its reply; a request that fails closes its connection. A request that fails on a connection kept from an earlier
+/// one is sent once more on a new connection (the receiver may have closed an idle connection as we wrote), with the
+/// same `Idempotency-Key`.
+final class RelayLane: Sendable {
+    struct Connection: Sendable {
+        let channel: any Channel
+        let handler: NIOLoopBound<RelayResponseHandler>
+    }
+
+    private struct State {
+        var idle: [Connection] = []
+        var open: [ObjectIdentifier: any Channel] = [:]
+        var stopped = false
+    }
+
+    let destination: RelayDestination
+    private let group: any EventLoopGroup
+    private let host: String
+    private let port: Int
+    /// The request target: the URL's path and query, percent-encoded as written.
+    private let target: String
+    /// Host, Content-Type and the destination's own headers, the same on every request.
+    private let headers: HTTPHeaders
+    private let tls: NIOSSLContext?
+    private let serverName: String?
+    private let state = Mutex(State())
+
+    /// Prepares the lane of `destination`; nothing connects before the first batch. Throws only when TLS cannot be
+    /// set up (the system's trust roots unreadable).
+    init(destination: RelayDestination, group: any EventLoopGroup) throws {
+        self.destination = destination
+        self.group = group
+        let url = destination.url
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let secure = url.scheme?.lowercased() == "https"
+        host = url.host ?? "localhost"
+        port = url.port ?? (secure ? 443 : 80)
+        let path = components?.percentEncodedPath ?? ""
+        target = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?" + $0 } ?? "")
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: url.port == nil ? bracketed : "\(bracketed):\(port)")
+        headers.add(name: "Content-Type", value: "application/json")
+        for header in destination.headers { headers.add(name: header.name, value: header.value) }
+        self.headers = headers
+        if secure {
+            tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+            // SNI carries names only; an address is verified against the certificate's IP entries.
+            serverName = Self.isAddress(host) ? nil : host
+        } else {
+            tls = nil
+            serverName = nil
+        }
+    }
+
+    /// Sends `entries`, at most ``RelayDestination/inFlight`` at once; one attempt per entry, in order. Never fails:
+    /// what could not be sent is `.failed`, what delivery stopped before is `.stopped`.
+    func send(_ entries: [OutboxEntry]) -> EventLoopFuture<[RelayAttempt]> {
+        let loop = group.any()
+        guard !entries.isEmpty else { return loop.makeSucceededFuture([]) }
+        let cursor = RelayCursor(count: entries.count)
+        let workers = (0 ..< min(max(destination.inFlight, 1), entries.count)).map { _ in
+            work(entries, cursor: cursor, on: loop, done: [])
+        }
+        return EventLoopFuture.whenAllSucceed(workers, on: loop).map { parts in
+            var attempts = [RelayAttempt](repeating: .stopped, count: entries.count)
+            for part in parts { for (index, attempt) in part { attempts[index] = attempt } }
+            return attempts
+        }
+    }
+
+    /// Closes every connection and stops delivery: requests in flight end as `.stopped`, none starts.
+    func stop() {
+        let open = state.withLock { state in
+            state.stopped = true
+            state.idle = []
+            return Array(state.open.values)
+        }
+        for channel in open { channel.close(promise: nil) }
+    }
+
+    private var isStopped: Bool { state.withLock { $0.stopped } }
+
+    /// One worker: takes the next entry until none is left, one request at a time.
+    private func work(_ entries: [OutboxEntry], cursor: RelayCursor, on loop: any EventLoop,
+                      done: [(Int, RelayAttempt)]) -> EventLoopFuture<[(Int, RelayAttempt)]> {
+        guard let index = cursor.next() else { return loop.makeSucceededFuture(done) }
+        return attempt(entries[index], retryOnFresh: true).hop(to: loop).flatMap { attempt in
+            self.work(entries, cursor: cursor, on: loop, done: done + [(index, attempt)])
+        }
+    }
+
+    private func attempt(_ entry: OutboxEntry, retryOnFresh: Bool) -> EventLoopFuture<RelayAttempt> {
+        if isStopped { return group.any().makeSucceededFuture(.stopped) }
+        let reused = state.withLock { state -> Connection? in
+            while let connection = state.idle.popLast() {
+                if connection.channel.isActive { return connection }
+            }
+            return nil
+        }
+        let connection = reused.map { $0.channel.eventLoop.makeSucceededFuture($0) } ?? connect()
+        return connection.flatMap { connection in
+            self.exchange(entry, on: connection).map { reply -> RelayAttempt in
+                self.release(connection, reusable: reply.keepAlive)
+                return .answered(status: reply.status, retryAfter: reply.retryAfter)
+            }
+        }.flatMapError { error -> EventLoopFuture<RelayAttempt> in
+            if self.isStopped { return self.group.any().makeSucceededFuture(.stopped) }
+            if reused != nil && retryOnFresh { return self.attempt(entry, retryOnFresh: false) }
+            return self.group.any().makeSucceededFuture(.failed(RelayResponseHandler.describe(error)))
+        }
+    }
+
+    /// Writes one request on `connection` and waits for its reply, within the destination's timeout.
+    private func exchange(_ entry: OutboxEntry, on connection: Connection) -> EventLoopFuture<RelayReply> {
+        let channel = connection.channel
+        let loop = channel.eventLoop
+        let promise = loop.makePromise(of: RelayReply.self)
+        connection.handler.value.expect(promise)
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: target, headers: headers)
+        head.headers.add(name: "Idempotency-Key", value: entry.item.idempotencyKey)
+        if let signature = destination.signature {
+            head.headers.add(name: signature.header, value: RelaySender.hmac(entry.item.body, secret: signature.secret))
+        }
+        head.headers.add(name: "Content-Length", value: String(entry.item.body.count))
+        let body = channel.allocator.buffer(bytes: entry.item.body)
+        channel.write(HTTPClientRequestPart.head(head), promise: nil)
+        channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil)
+        let timeout = destination.timeout
+        channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { error in
+            // A connection already closed takes no write and will send no reply.
+            connection.handler.value.abandon(RelayExchangeError(description: RelayResponseHandler.describe(error)))
+        }
+        let deadline = loop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {
+            connection.handler.value.abandon(RelayExchangeError(description: "no answer within \(timeout)"))
+        }
+        promise.futureResult.whenComplete { result in
+            deadline.cancel()
+            if case .failure = result { channel.close(promise: nil) }
+        }
+        return promise.futureResult
+    }
+
+    private func connect() -> EventLoopFuture<Connection> {
+        let (tls, serverName) = (tls, serverName)
+        return ClientBootstrap(group: group.any())
+            .connectTimeout(.nanoseconds(Self.nanoseconds(destination.timeout)))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName)) }
+                    try pipeline.addHTTPClientHandlers()
+                    try pipeline.addHandler(RelayResponseHandler())
+                }
+            }
+            .connect(host: host, port: port)
+            .flatMapThrowing { channel in
+                let handler = try channel.pipeline.syncOperations.handler(type: RelayResponseHandler.self)
+                let key = ObjectIdentifier(channel)
+                let stopped = self.state.withLock { state in
+                    if !state.stopped { state.open[key] = channel }
+                    return state.stopped
+                }
+                if stopped {
+                    channel.close(promise: nil)
+                    throw RelayExchangeError(description: "delivery stopped")
+                }
+                channel.closeFuture.whenComplete { _ in self.state.withLock { _ = $0.open.removeValue(forKey: key) } }
+                return Connection(channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+            }
+    }
+
+    /// Keeps `connection` for the next request when the receiver allows it, up to one per request in flight.
+    private func release(_ connection: Connection, reusable: Bool) {
+        let kept = reusable && connection.channel.isActive && state.withLock { state in
+            guard !state.stopped, state.idle.count < destination.inFlight else { return false }
+            state.idle.append(connection)
+            return true
+        }
+        if !kept { connection.channel.close(promise: nil) }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    private static func isAddress(_ host: String) -> Bool {
+        host.contains(":") || (!host.isEmpty && host.allSatisfy { $0.isNumber || $0 == "." })
+    }
+}
+
+/// Hands out the indices of a batch to its workers, each once.
+final class RelayCursor: Sendable {
+    private let position = Mutex(0)
+    private let count: Int
+
+    init(count: Int) { self.count = count }
+
+    func next() -> Int? {
+        position.withLock { position in
+            guard position < count else { return nil }
+            defer { position += 1 }
+            return position
+        }
+    }
+}
