@@ -10,6 +10,8 @@ import SKANStore
 /// covers a whole batch.
 public final class SQLitePostbackStore: PostbackStore {
     let database: any DatabaseWriter
+    /// The writer connection's `synchronous` setting, which the relay's own transactions relax (``SQLiteOutbox``).
+    let durability: SQLiteDurability
     private let cap: RejectionCap
     /// The file, or `nil` in memory.
     private let path: String?
@@ -62,6 +64,7 @@ public final class SQLitePostbackStore: PostbackStore {
             throw StoreError(.cannotOpen, "cannot open the database \(path): \(reason ?? "\(error)")")
         }
         cap = rejectionCap
+        self.durability = durability
         self.folding = folding
         self.path = path
         files = DatabaseFileGuard(path: path)
@@ -88,6 +91,7 @@ public final class SQLitePostbackStore: PostbackStore {
             throw StoreError(.cannotOpen, "cannot open an in-memory database: \(error)")
         }
         cap = rejectionCap
+        durability = .normal
         self.folding = folding
         path = nil
         files = nil

@@ -41,6 +41,22 @@ struct SQLitePostbackStoreTests {
         try await reopened.close()
     }
 
+    @Test("the relay's claims and settlements commit unsynced but leave the writer syncing postback commits")
+    func outboxLeavesSyncOn() async throws {
+        let path = Self.temporaryPath()
+        defer { for suffix in ["", "-wal", "-shm", "-rollups", "-rollups-wal", "-rollups-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try await SQLitePostbackStore.open(path: path, durability: .full)
+        let now = Date()
+        try await store.enqueue([OutboxItem(destination: "a", idempotencyKey: "k", body: [1])], now: now)
+        let claimed = try await store.claim(destination: "a", limit: 8, now: now, leaseUntil: now.addingTimeInterval(60))
+        #expect(claimed.count == 1)
+        #expect(try store.synchronousSetting() == 2)
+        try await store.settle(claimed.map { .sent(id: $0.id) })
+        #expect(try store.synchronousSetting() == 2)
+        #expect(try await store.depths().first?.pending ?? 0 == 0)
+        try await store.close()
+    }
+
     @Test("closes with nothing left beside the file, even after serving reads, and keeps the rows")
     func closesWithoutWAL() async throws {
         let path = Self.temporaryPath()
