@@ -16,6 +16,8 @@
 #   verify-instructions   one line of `skan verify --format json`
 #   simulate-instructions one device of `skan simulate` (Samples/campaigns/skan-4.0-subscription.json)
 #   sign-instructions     one impression of `skan sign --input FILE.csv` (P-256, version 4.0)
+#   relay-instructions    one postback sent by the relay to a local receiver (`skan bench relay` draining a filled
+#                         outbox: claim, request, reply, settlement)
 #
 # Budgets live in Benchmarks/budgets.txt. A figure more than TOLERANCE % (default 3) over its budget fails the run,
 # printing both. A budget is raised only in a commit that says why in Benchmarks/README.md.
@@ -30,8 +32,8 @@ mode=${1:-check}
 TOLERANCE=${TOLERANCE:-3}
 out=${OUT:-.build/budget}
 mkdir -p "$out"
-for tool in valgrind callgrind_annotate strace objcopy; do
-    command -v "$tool" >/dev/null || { echo "budget.sh needs $tool (apt-get install -y valgrind strace binutils)" >&2; exit 2; }
+for tool in valgrind callgrind_annotate strace objcopy python3; do
+    command -v "$tool" >/dev/null || { echo "budget.sh needs $tool (apt-get install -y valgrind strace binutils python3)" >&2; exit 2; }
 done
 if [ -z "${SKAN_BIN:-}" ]; then
     swift build -c release --product skan >&2
@@ -103,6 +105,23 @@ sign_run() {
     instructions "$skan" sign --key Keys/test/ad-network-private-key.pem --input "$file"
 }
 
+# The relay sending postbacks to a local receiver (Benchmarks/relay-receiver.py: another process, not counted): an
+# outbox filled beforehand, uncounted (`skan ingest`, then `skan relay replay` queues every stored postback), drained
+# by `skan bench relay` (claims, requests, replies, settlements). Every claim is a full batch, so the figure does not
+# depend on timing.
+relay_run() {
+    local db="$out/relay.sqlite" config="$out/relay.json" port_file="$out/relay-receiver.port" receiver
+    rm -f "$db"* "$port_file"
+    "$skan" ingest --db "$db" --batch-size "$BATCH" "${keys[@]}" "$(traffic "$1")" >/dev/null 2>&1
+    python3 Benchmarks/relay-receiver.py "$port_file" >/dev/null 2>&1 &
+    receiver=$!
+    for _ in $(seq 100); do [ -s "$port_file" ] && break; sleep 0.1; done
+    printf '{"destinations": [{"name": "bench", "url": "http://127.0.0.1:%s/in"}]}\n' "$(cat "$port_file")" >"$config"
+    "$skan" relay replay --db "$db" --relay "$config" --destination bench --since 2000-01-01 >/dev/null
+    instructions "$skan" bench relay --db "$db" --relay "$config"
+    kill "$receiver" 2>/dev/null || true
+}
+
 measure() {
     local name=$1 fn=$2 small=$3 large=$4 a b
     a=$($fn "$small"); b=$($fn "$large")
@@ -117,6 +136,7 @@ figures="$out/figures.txt"
     measure verify-instructions verify_run 200 2000
     measure simulate-instructions simulate_run 200 2000
     measure sign-instructions sign_run 100 400
+    measure relay-instructions relay_run 200 2000
 } >"$figures"
 
 budgets=Benchmarks/budgets.txt

@@ -9,7 +9,7 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure verify and sign throughput (used by Benchmarks/core.sh).",
-        subcommands: [CoreBench.self, PostbackFileBench.self, IngestBench.self]
+        subcommands: [CoreBench.self, PostbackFileBench.self, IngestBench.self, RelayBench.self]
     )
 }
 
