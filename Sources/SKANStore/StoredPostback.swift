@@ -99,6 +99,7 @@ public struct StoreStats: Sendable, Hashable {
     /// The counts as a JSON object.
     public var json: String {
         var writer = JSONWriter()
+        writer.integer(JSONDocumentVersion.kebabCaseKey, JSONDocumentVersion.stats)
         writer.integer("postbacks", postbacks)
         writer.raw("postbacks-by-version", Self.object(postbacksByVersion))
         writer.raw("postbacks-by-framework", Self.object(postbacksByFramework))
