@@ -36,8 +36,10 @@ extension PostgresPostbackStore {
         var kept: [RepeatComparison] = []
         for (postback, index) in duplicates {
             guard let first = firsts[key.map { $0.value(postback) }] else { continue }
-            let address = RepeatComparison.firstClientAddress(of: postback, at: index, in: entries, outcomes: outcomes)
-            guard let comparison = RepeatComparison(first: first, repeated: postback, firstClientAddress: address) else { continue }
+            guard let comparison = RepeatComparison(
+                first: first, repeated: postback,
+                firstClientAddress: RepeatComparison.firstClientAddress(of: postback, at: index, in: entries, outcomes: outcomes))
+            else { continue }
             kept.append(comparison)
         }
         guard !kept.isEmpty else { return }

@@ -53,10 +53,13 @@ extension SQLitePostbackStore {
                 insert = statement
                 // ON CONFLICT DO NOTHING changes no row for a repeat of the dedup key.
                 if try row(accepted).run(statement, in: db) == 0 {
-                    let address = RepeatComparison.firstClientAddress(of: accepted, at: index, in: entries, outcomes: outcomes)
                     outcomes.append(.duplicate)
                     changes[StatCounter.duplicates, default: 0] += 1
-                    if let conflict = try keepRepeat(accepted, firstClientAddress: address, in: db) {
+                    // Only the entries before this one are searched: its own outcome, just appended, is not.
+                    let kept = try keepRepeat(accepted, firstClientAddress: {
+                        RepeatComparison.firstClientAddress(of: accepted, at: index, in: entries, outcomes: outcomes)
+                    }, in: db)
+                    if let conflict = kept {
                         for name in StatCounter.conflictCounters(conflict.differing) { changes[name, default: 0] += 1 }
                     }
                 } else {
@@ -93,14 +96,14 @@ extension SQLitePostbackStore {
     /// Compares a duplicate with the row it repeats and keeps it in ``RepeatTable`` when ``RepeatComparison`` says
     /// to: only duplicates come here, so an accepted postback pays nothing. Returns the comparison when it was a
     /// conflict newly kept.
-    private static func keepRepeat(_ accepted: AcceptedPostback, firstClientAddress: String?,
+    private static func keepRepeat(_ accepted: AcceptedPostback, firstClientAddress: () -> String?,
                                    in db: Database) throws -> RepeatComparison? {
         let key = PostbackTable.uniqueKey.map { $0.value(accepted).bound }
         guard let stored = try Row.fetchOne(db.cachedStatement(sql: selectFirst), arguments: StatementArguments(key)) else {
             return nil
         }
         let first = RepeatTable.firstColumns.indices.map { ColumnValue(stored[$0] as DatabaseValue) }
-        guard let comparison = RepeatComparison(first: first, repeated: accepted, firstClientAddress: firstClientAddress)
+        guard let comparison = RepeatComparison(first: first, repeated: accepted, firstClientAddress: firstClientAddress())
         else { return nil }
         var row = RowBinding(capacity: RepeatTable.columns.count)
         for value in comparison.values { row.append(value) }

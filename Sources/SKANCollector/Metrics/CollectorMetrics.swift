@@ -94,7 +94,9 @@ public struct CollectorMetrics: Sendable {
 
     /// The registry in Prometheus text format, then the store's series when `stats` is given.
     public func exposition(stats: StoreStats? = nil) -> String {
-        registry.emitToString() + (stats.map(Self.conflictSeries) ?? "")
+        let text = registry.emitToString()
+        guard let stats else { return text }
+        return text + (text.isEmpty || text.hasSuffix("\n") ? "" : "\n") + Self.conflictSeries(stats)
     }
 
     /// `skan_postbacks_conflicts_total{field="…"}`: the conflicts kept (``StoreStats/conflictsByField``), one series

@@ -101,7 +101,8 @@ public struct RepeatComparison: Sendable, Hashable {
     /// when there is nothing to keep. Only a duplicate pays for this: an accepted postback never reaches it.
     /// `firstClientAddress` is the stored postback's client address when the engine still knows it
     /// (``firstClientAddress(of:at:in:outcomes:)``): the postbacks table keeps none, which would cost every postback.
-    public init?(first: [ColumnValue], repeated: AcceptedPostback, firstClientAddress: String? = nil) {
+    /// It is asked for only when the repeat is kept, so a device's retry never pays for the search.
+    public init?(first: [ColumnValue], repeated: AcceptedPostback, firstClientAddress: @autoclosure () -> String? = nil) {
         let count = RepeatTable.compared.count
         precondition(first.count == RepeatTable.firstColumns.count, "a stored row read with other columns")
         var differing: [String] = []
@@ -127,7 +128,7 @@ public struct RepeatComparison: Sendable, Hashable {
                // store of developer copies saves a body per install.
                .text(Timestamp.iso8601(repeated.receivedAt)), .blob(differing.isEmpty ? [] : repeated.rawBody),
                .text(Self.text(of: stride(from: 1, to: pairs.count, by: 2).map { pairs[$0] })),
-               .text(firstClientAddress)]
+               .text(firstClientAddress())]
     }
 
     /// The client address of the postback a duplicate at `index` of a batch repeats, when that postback was stored by

@@ -55,11 +55,12 @@ public final class MemoryPostbackStore: PostbackStore {
                 case .accepted(let accepted):
                     let key = accepted.dedupKey
                     if let row = state.keys[key] {
-                        let address = RepeatComparison.firstClientAddress(of: accepted, at: index, in: entries, outcomes: outcomes)
+                        Self.keep(accepted, repeating: state.postbacks[row - state.firstID],
+                                  firstClientAddress: RepeatComparison.firstClientAddress(of: accepted, at: index, in: entries,
+                                                                                          outcomes: outcomes),
+                                  in: &state)
                         outcomes.append(.duplicate)
                         state.duplicates += 1
-                        Self.keep(accepted, repeating: state.postbacks[row - state.firstID], firstClientAddress: address,
-                                  in: &state)
                         continue
                     }
                     state.keys[key] = state.firstID + state.postbacks.count
@@ -83,10 +84,10 @@ public final class MemoryPostbackStore: PostbackStore {
     }
 
     /// Keeps `accepted`, a repeat of the stored `row`, in ``State/repeats`` when ``RepeatComparison`` says to.
-    private static func keep(_ accepted: AcceptedPostback, repeating row: [ColumnValue], firstClientAddress: String?,
-                             in state: inout State) {
+    private static func keep(_ accepted: AcceptedPostback, repeating row: [ColumnValue],
+                             firstClientAddress: @autoclosure () -> String?, in state: inout State) {
         let first = RepeatTable.firstColumns.map { column in row[Self.index(of: column)] }
-        guard let comparison = RepeatComparison(first: first, repeated: accepted, firstClientAddress: firstClientAddress),
+        guard let comparison = RepeatComparison(first: first, repeated: accepted, firstClientAddress: firstClientAddress()),
               state.repeatKeys.insert(comparison.uniqueKey).inserted else { return }
         state.repeats.append(comparison.values)
         if comparison.isConflict {
