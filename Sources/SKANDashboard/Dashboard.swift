@@ -102,7 +102,8 @@ public struct Dashboard: Sendable {
         return CampaignLabels(index: index, network: view.network, day: view.to)
     }
 
-    /// Exactly `skan report --format csv` for `by` and the view (with `schema=1`, the dashboard's schema too; with
+    /// Exactly `skan report --format csv` for `by` and the view (with `schema=1`, the dashboard's schema too, and with
+    /// `modeled=1` beside it `--modeled`'s columns; with
     /// `raw=1`, `--csv-raw`: text cells as stored, for machines). A campaign of several source identifiers is the sum
     /// of one such report per identifier, as the panel's command says.
     func csv(query: [String: String]) async -> Response {
@@ -118,7 +119,9 @@ public struct Dashboard: Sendable {
         }
         do {
             let builder = PanelBuilder(reader: reader, view: view, schema: schema, known: try await known.values(from: reader))
-            let report = try await builder.report(fields, schema: query["schema"] == "1" ? schema : nil)
+            // `modeled=1` only with the schema: the modeled columns are decoded events.
+            let decoded = query["schema"] == "1" ? schema : nil
+            let report = try await builder.report(fields, schema: decoded, modeled: decoded != nil && query["modeled"] == "1")
             let text: CSVText = query["raw"] == "1" ? .raw : .spreadsheetSafe
             var bytes: [UInt8] = []
             text.appendRecord(report.header, to: &bytes)

@@ -65,13 +65,16 @@ public struct DashboardView: Sendable, Hashable {
 
     /// The report request behind a panel grouped by `fields`: the same request `skan report` makes with this view's
     /// `--from`, `--to` and `--where`.
-    public func request(fields: [ReportField], schema: ConversionSchema? = nil) throws(ReportError) -> ReportRequest {
-        try request(fields: fields, schema: schema, campaign: campaign)
+    /// `modeled` adds `--modeled`'s columns (it needs a schema).
+    public func request(fields: [ReportField], schema: ConversionSchema? = nil, modeled: Bool = false) throws(ReportError) -> ReportRequest {
+        try request(fields: fields, schema: schema, modeled: modeled, campaign: campaign)
     }
 
     /// The same with `campaign` in place of the view's campaign.
-    func request(fields: [ReportField], schema: ConversionSchema?, campaign: String?) throws(ReportError) -> ReportRequest {
-        try ReportRequest(fields: fields, from: from, to: to, filters: filters(campaign: campaign), schema: schema)
+    func request(fields: [ReportField], schema: ConversionSchema?, modeled: Bool = false,
+                 campaign: String?) throws(ReportError) -> ReportRequest {
+        try ReportRequest(fields: fields, from: from, to: to, filters: filters(campaign: campaign), schema: schema,
+                          modeled: modeled)
     }
 
     /// The view's parameters as a URL query (empty ones left out), for links that keep the view.

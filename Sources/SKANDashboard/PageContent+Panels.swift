@@ -167,13 +167,21 @@ extension PageContent {
                                     chart: ChartSpec(kind: .line, stacked: false, labels: rate.labels,
                                                      series: [("null rate", rate.values)], axis: "null rate", percent: true)))
         if let schema = builder.schema {
-            let decoded = try await builder.report([.day], schema: schema)
+            // With `skan report --modeled`'s columns: estimates for the null-valued winning postbacks, in columns and a
+            // line of their own named modeled, never added to the counted ones.
+            let decoded = try await builder.report([.day], schema: schema, modeled: true)
             let revenue = PanelBuilder.series(decoded, "revenue") { ($0.revenueLow + $0.revenueHigh) / 2 }
+            let modeled = decoded.rows.map { row in Double(decoded.modeledRevenueMid(row) ?? "") ?? 0 }
             panels.append(builder.panel("revenue", "Decoded events and revenue per day",
-                                        note: "Values decoded through the conversion schema; revenue is the middle of each range.",
+                                        note: "Values decoded through the conversion schema; revenue is the middle of each range. "
+                                            + "The modeled_ columns and the modeled line are estimates for the postbacks that "
+                                            + "carried no value, scaled from the day's valued ones: never part of the counted "
+                                            + "columns (empty: no valued postback that day to scale from).",
                                         report: decoded,
                                         chart: ChartSpec(kind: .line, stacked: false, labels: revenue.labels,
-                                                         series: [("revenue (mid)", revenue.values)], axis: "revenue")))
+                                                         series: [("revenue (mid)", revenue.values),
+                                                                  ("modeled revenue (mid), estimate", modeled)],
+                                                         axis: "revenue")))
         }
         return panels
     }

@@ -145,7 +145,7 @@ struct PageContent {
         Conflict(receivedAt: summary.receivedAt, network: summary.network, dedupID: summary.dedupID,
                  window: String(summary.window), differing: summary.differing.joined(separator: ", "),
                  first: summary.firstValues, again: summary.repeatValues,
-                 firstFrom: "\(summary.firstSide) \(summary.firstEndpoint)",
+                 firstFrom: "\(summary.firstSide) \(summary.firstEndpoint)" + (summary.firstClientAddress.map { " from \($0)" } ?? ""),
                  againFrom: "\(summary.repeatSide) \(summary.repeatEndpoint)" + (summary.clientAddress.map { " from \($0)" } ?? ""))
     }
 

@@ -21,14 +21,15 @@ struct PanelBuilder {
     }
 
     /// Runs the report for `fields` in this view. A campaign of several identifiers is one report per identifier
-    /// (each a filter the rollups' campaign index answers), summed by key.
-    func report(_ fields: [ReportField], schema: ConversionSchema? = nil) async throws -> Report {
+    /// (each a filter the rollups' campaign index answers), summed by key. `modeled` adds the `modeled_` columns
+    /// (with a schema), computed from each summed row as `skan report --modeled` computes them from its rows.
+    func report(_ fields: [ReportField], schema: ConversionSchema? = nil, modeled: Bool = false) async throws -> Report {
         let members = campaignMembers
-        let request = try view.request(fields: fields, schema: schema)
+        let request = try view.request(fields: fields, schema: schema, modeled: modeled)
         guard members.count > 1 else { return try await ReportBuilder.run(request, on: reader) }
         var rows: [[String?]: ReportRow] = [:]
         for member in members {
-            let part = try view.request(fields: fields, schema: schema, campaign: member)
+            let part = try view.request(fields: fields, schema: schema, modeled: modeled, campaign: member)
             for row in try await ReportBuilder.run(part, on: reader).rows {
                 rows[row.keys, default: ReportRow(keys: row.keys)].add(row)
             }
@@ -67,11 +68,13 @@ struct PanelBuilder {
         var query = view.queryItems
         if !fields.isEmpty { query.insert(("by", fields.map(\.rawValue).joined(separator: ",")), at: 0) }
         if report.request.schema != nil { query.append(("schema", "1")) }
+        if report.request.modeled { query.append(("modeled", "1")) }
         let command = view.reportCommand(fields: fields, campaigns: campaignMembers)
         return Panel(id: id, title: title, note: note, chartJSON: report.rows.isEmpty ? nil : chart?.json,
                      table: table ?? PanelTable(report), empty: report.rows.isEmpty ? (empty ?? emptyView) : nil,
                      csvLink: "/report.csv" + URLQuery.encode(query),
-                     command: command + (report.request.schema != nil ? " --schema FILE" : ""))
+                     command: command + (report.request.schema != nil ? " --schema FILE" : "")
+                        + (report.request.modeled ? " --modeled" : ""))
     }
 
     /// What a panel says when the view holds no postbacks: why, in the view's own terms.

@@ -12,6 +12,14 @@ public enum StatCounter {
     public static let duplicates = "duplicates"
     /// Duplicates whose unsigned values differed from the stored postback's (``RepeatComparison/isConflict``).
     public static let conflicts = "conflicts"
+    /// `conflicts:country` counts the conflicts in which that value differed (``RepeatTable/compared`` names; a
+    /// conflict counts under each value that differed).
+    public static let conflictsFieldPrefix = "conflicts:"
+
+    /// The counters one kept conflict adds to: ``conflicts`` and one per value that differed.
+    public static func conflictCounters(_ differing: [String]) -> [String] {
+        [conflicts] + differing.map { conflictsFieldPrefix + $0 }
+    }
 }
 
 /// What a stored postback is counted under: its framework, and that framework's version where it sends one
@@ -53,8 +61,11 @@ extension StoreStats {
     /// The stats from counters by name (each name once: an engine that keeps several rows per name sums them).
     public init(counters: [(name: String, value: Int)]) {
         var keys: [PostbackCounterKey: Int] = [:], statuses: [String: Int] = [:], dropped = 0, duplicates = 0, conflicts = 0
+        var byField: [String: Int] = [:]
         for (name, value) in counters {
-            if name == StatCounter.rejectedDropped {
+            if name.hasPrefix(StatCounter.conflictsFieldPrefix) {
+                if value > 0 { byField[String(name.dropFirst(StatCounter.conflictsFieldPrefix.count)), default: 0] += value }
+            } else if name == StatCounter.rejectedDropped {
                 dropped = value
             } else if name == StatCounter.duplicates {
                 duplicates = value
@@ -68,6 +79,6 @@ extension StoreStats {
         }
         self.init(postbacks: keys.values.reduce(0, +), postbacksByKey: keys,
                   rejected: statuses.values.reduce(0, +), rejectedByStatus: statuses, rejectedDropped: dropped,
-                  duplicates: duplicates, conflicts: conflicts)
+                  duplicates: duplicates, conflicts: conflicts, conflictsByField: byField)
     }
 }

@@ -56,10 +56,13 @@ public struct StoreStats: Sendable, Hashable {
     /// Duplicates whose values Apple's signature does not cover differed from the stored postback's: kept in
     /// ``RepeatTable``, never counted in place of the first.
     public var conflicts: Int
+    /// Of those, by the value that differed (``RepeatTable/compared`` names; a conflict counts under each value that
+    /// differed, so these may add up to more than ``conflicts``).
+    public var conflictsByField: [String: Int]
 
     /// Makes a set of counts.
     public init(postbacks: Int, postbacksByKey: [PostbackCounterKey: Int], rejected: Int, rejectedByStatus: [String: Int],
-                rejectedDropped: Int, duplicates: Int = 0, conflicts: Int = 0) {
+                rejectedDropped: Int, duplicates: Int = 0, conflicts: Int = 0, conflictsByField: [String: Int] = [:]) {
         self.postbacks = postbacks
         self.postbacksByKey = postbacksByKey
         self.rejected = rejected
@@ -67,6 +70,7 @@ public struct StoreStats: Sendable, Hashable {
         self.rejectedDropped = rejectedDropped
         self.duplicates = duplicates
         self.conflicts = conflicts
+        self.conflictsByField = conflictsByField
     }
 
     /// The share of accepted postbacks that were duplicates: ``duplicates`` over them and the stored ones; 0 when
@@ -95,12 +99,19 @@ public struct StoreStats: Sendable, Hashable {
     /// The counts as a JSON object.
     public var json: String {
         var writer = JSONWriter()
+        writer.integer(JSONDocumentVersion.kebabCaseKey, JSONDocumentVersion.stats)
         writer.integer("postbacks", postbacks)
         writer.raw("postbacks-by-version", Self.object(postbacksByVersion))
         writer.raw("postbacks-by-framework", Self.object(postbacksByFramework))
         writer.integer("rejected", rejected)
         writer.raw("rejected-by-status", Self.object(rejectedByStatus))
         writer.integer("rejected-dropped", rejectedDropped)
+        writer.integer("duplicates", duplicates)
+        writer.integer("conflicts", conflicts)
+        // Every compared value, at zero too: a reader need not know which have differed yet.
+        var byField: [String: Int] = [:]
+        for value in RepeatTable.compared { byField[value.name] = conflictsByField[value.name] ?? 0 }
+        writer.raw("conflicts-by-field", Self.object(byField))
         return writer.json
     }
 

@@ -118,22 +118,33 @@ public final class PostgresPostbackReader: PostbackReader {
     }
 
     public func checks(from: String?, to: String?) async throws -> [PostbackChecks] {
-        let (sql, arguments) = PostbackChecks.statement(from: from, to: to) { "$\($0)" }
-        var binds = PostgresBindings(capacity: arguments.count)
-        for argument in arguments { binds.append(argument) }
-        let rows = try await stream(PostgresQuery(unsafeSQL: sql, binds: binds), "cannot check the postbacks")
-        var checks: [PostbackChecks] = []
+        try await countsByNetwork(PostbackChecks.statement(from: from, to: to) { "$\($0)" }, "cannot check the postbacks")
+            .map(PostbackChecks.init(network:counts:)).sorted { $0.network < $1.network }
+    }
+
+    public func repeatCounts(from: String?, to: String?) async throws -> [RepeatCounts] {
+        try await countsByNetwork(RepeatCounts.statement(from: from, to: to) { "$\($0)" }, "cannot count the repeats")
+            .map(RepeatCounts.init(network:counts:))
+    }
+
+    /// The rows of a statement of a network and counts (``PostbackChecks``, ``RepeatCounts``), failing as `what`.
+    private func countsByNetwork(_ statement: (sql: String, arguments: [String]), _ what: String) async throws
+        -> [(network: String, counts: [Int])] {
+        var binds = PostgresBindings(capacity: statement.arguments.count)
+        for argument in statement.arguments { binds.append(argument) }
+        let rows = try await stream(PostgresQuery(unsafeSQL: statement.sql, binds: binds), what)
+        var networks: [(network: String, counts: [Int])] = []
         do {
             for try await row in rows {
                 let cells = row.makeRandomAccess()
                 var counts: [Int] = []
                 for index in 1..<cells.count { counts.append(Int(Self.integer(cells[index]) ?? 0)) }
-                checks.append(PostbackChecks(network: Self.text(cells[0]) ?? "", counts: counts))
+                networks.append((Self.text(cells[0]) ?? "", counts))
             }
         } catch let error as PSQLError {
-            throw StoreError(.readFailed, "cannot check the postbacks: \(PostgresPool.describe(error))")
+            throw StoreError(.readFailed, "\(what): \(PostgresPool.describe(error))")
         }
-        return checks.sorted { $0.network < $1.network }
+        return networks
     }
 
     public func latestConflicts(limit: Int) async throws -> [ConflictSummary] {

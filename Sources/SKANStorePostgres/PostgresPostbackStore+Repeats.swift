@@ -8,12 +8,13 @@ extension PostgresPostbackStore {
     /// transaction: one read of the stored rows they repeat, one insert of the rows to keep, and this collector's
     /// `conflicts` counter. Runs only for a batch with duplicates, so a batch of new postbacks pays nothing. The
     /// stored rows are read after the batch's insert, so a repeat of a row stored earlier in the same batch finds it.
-    static func keepRepeats(of duplicates: [AcceptedPostback], collector: String, connection: PostgresConnection,
-                            logger: Logger) async throws {
+    static func keepRepeats(of entries: [StoreEntry], _ outcomes: [StoreOutcome], collector: String,
+                            connection: PostgresConnection, logger: Logger) async throws {
+        let duplicates = Self.duplicates(entries, outcomes)
         guard !duplicates.isEmpty else { return }
         let key = PostbackTable.uniqueKey
         var keys = key.map { PostgresColumnArray(kind: $0.kind, capacity: duplicates.count) }
-        for postback in duplicates {
+        for (postback, _) in duplicates {
             for (index, column) in key.enumerated() { keys[index].append(column.value(postback)) }
         }
         var binds = PostgresBindings(capacity: keys.count)
@@ -33,9 +34,12 @@ extension PostgresPostbackStore {
             }
         }
         var kept: [RepeatComparison] = []
-        for postback in duplicates {
-            guard let first = firsts[key.map { $0.value(postback) }],
-                  let comparison = RepeatComparison(first: first, repeated: postback) else { continue }
+        for (postback, index) in duplicates {
+            guard let first = firsts[key.map { $0.value(postback) }] else { continue }
+            guard let comparison = RepeatComparison(
+                first: first, repeated: postback,
+                firstClientAddress: RepeatComparison.firstClientAddress(of: postback, at: index, in: entries, outcomes: outcomes))
+            else { continue }
             kept.append(comparison)
         }
         guard !kept.isEmpty else { return }
@@ -52,24 +56,27 @@ extension PostgresPostbackStore {
             SELECT * FROM unnest(\(typed.joined(separator: ", ")))
             ON CONFLICT DO NOTHING RETURNING differing
             """, binds: rows), logger: logger)
-        var conflicts = 0
-        for try await differing in inserted.decode(String.self) where !differing.isEmpty { conflicts += 1 }
-        if let counters = addToCounters([StatCounter.conflicts: conflicts], collector: collector) {
+        var conflicts: [String: Int] = [:]
+        for try await differing in inserted.decode(String.self) where !differing.isEmpty {
+            let fields = differing.split(separator: ",").map(String.init)
+            for name in StatCounter.conflictCounters(fields) { conflicts[name, default: 0] += 1 }
+        }
+        if let counters = addToCounters(conflicts, collector: collector) {
             try await connection.query(counters, logger: logger)
         }
     }
 
-    /// The accepted entries a batch's outcomes call duplicates, in order.
-    static func duplicates(_ entries: [StoreEntry], _ outcomes: [StoreOutcome]) -> [AcceptedPostback] {
-        zip(entries, outcomes).compactMap { entry, outcome in
-            guard case .accepted(let postback) = entry, outcome == .duplicate else { return nil }
-            return postback
+    /// The accepted entries a batch's outcomes call duplicates, in order, with their places in the batch.
+    static func duplicates(_ entries: [StoreEntry], _ outcomes: [StoreOutcome]) -> [(AcceptedPostback, Int)] {
+        zip(entries, outcomes).enumerated().compactMap { index, pair in
+            guard case .accepted(let postback) = pair.0, pair.1 == .duplicate else { return nil }
+            return (postback, index)
         }
     }
 
-    /// `postback_repeats` as ``RepeatTable`` describes it.
+    /// `postback_repeats` as ``RepeatTable`` describes it, without the columns later migrations add.
     static var createRepeats: String {
-        let columns = RepeatTable.columns.map { "\($0.name) \(PostgresSchema.type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+        let columns = RepeatTable.firstMigrationColumns.map { "\($0.name) \(PostgresSchema.type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
         return """
             CREATE TABLE \(RepeatTable.name) (
                 \(PostbackTable.id) bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -77,5 +84,18 @@ extension PostgresPostbackStore {
                 UNIQUE (\(RepeatTable.uniqueKey.joined(separator: ", ")))
             )
             """
+    }
+
+    /// Migration 0011-integrity: the columns ``RepeatTable/addedColumns``, and the conflicts kept before counted by
+    /// value that differed, into the rows no running collector owns.
+    static var integrityMigration: [String] {
+        RepeatTable.addedColumns.map { column in
+            let kind = RepeatTable.columns.first { $0.name == column }!.kind
+            return "ALTER TABLE \(RepeatTable.name) ADD COLUMN \(column) \(PostgresSchema.type(of: kind))"
+        } + ["""
+            INSERT INTO stat_counters (collector, name, value)
+            SELECT '\(PostgresSchema.sharedCollector)', counted.* FROM (\(RepeatTable.conflictsByFieldBackfill)) AS counted
+            ON CONFLICT (collector, name) DO UPDATE SET value = stat_counters.value + excluded.value
+            """]
     }
 }

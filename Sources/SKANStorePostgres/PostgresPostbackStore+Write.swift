@@ -58,7 +58,7 @@ extension PostgresPostbackStore {
                     for try await key in try await connection.execute(counting, logger: logger) { stored.insert(key) }
                     if let enqueue = queued?.insert(stored: stored) { try await connection.query(enqueue, logger: logger) }
                     let outcomes = Self.outcomes(firsts, entries, stored: stored)
-                    try await Self.keepRepeats(of: Self.duplicates(entries, outcomes), collector: collector,
+                    try await Self.keepRepeats(of: entries, outcomes, collector: collector,
                                                connection: connection, logger: logger)
                     return outcomes
                 }
@@ -68,7 +68,7 @@ extension PostgresPostbackStore {
                 if let enqueue = queued?.insert(stored: stored) { try await connection.query(enqueue, logger: logger) }
                 for refusal in refusals { try await connection.query(refusal, logger: logger) }
                 let outcomes = Self.outcomes(firsts, entries, stored: stored)
-                try await Self.keepRepeats(of: Self.duplicates(entries, outcomes), collector: collector,
+                try await Self.keepRepeats(of: entries, outcomes, collector: collector,
                                            connection: connection, logger: logger)
                 if let counters = Self.addToCounters(Self.changes(entries, outcomes), collector: collector) {
                     try await connection.query(counters, logger: logger)

@@ -74,6 +74,8 @@ enum PostgresSchema {
         ("0008-conflicts", [PostgresPostbackStore.createRepeats, RepeatTable.conflictsIndex]),
         // The campaign map `skan campaigns import` replaces network by network (PostgresCampaignMapStore).
         ("0009-campaigns", PostgresCampaignMapStore.schema),
+        // The first postback's client address beside a kept repeat, and conflicts counted by value that differed.
+        ("0011-integrity", PostgresPostbackStore.integrityMigration),
     ]
 
     /// The campaign-day rollup in the order a report by day and campaign groups and sorts it (the expressions and

@@ -111,6 +111,29 @@ public final class SQLitePostbackReader: PostbackReader {
 
     public func latestConflicts(limit: Int) async throws -> [ConflictSummary] { try conflictsNow(limit: limit) }
 
+    public func repeatCounts(from: String?, to: String?) async throws -> [RepeatCounts] {
+        try repeatCountsNow(from: from, to: to)
+    }
+
+    private func repeatCountsNow(from: String?, to: String?) throws -> [RepeatCounts] {
+        try countsByNetwork(RepeatCounts.statement(from: from, to: to) { _ in "?" }, "cannot count the repeats")
+            .map(RepeatCounts.init(network:counts:))
+    }
+
+    /// The rows of a statement of a network and counts (``PostbackChecks``, ``RepeatCounts``), failing as `what`.
+    private func countsByNetwork(_ statement: (sql: String, arguments: [String]), _ what: String) throws
+        -> [(network: String, counts: [Int])] {
+        do {
+            return try database.read { db in
+                try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments(statement.arguments)).map { row in
+                    (row[0] as String? ?? "", (1..<row.count).map { row[$0] as Int? ?? 0 })
+                }
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(.readFailed, "\(what): \(error)")
+        }
+    }
+
     private func conflictsNow(limit: Int) throws -> [ConflictSummary] {
         do {
             return try database.read { db in
@@ -124,16 +147,8 @@ public final class SQLitePostbackReader: PostbackReader {
     }
 
     private func checksNow(from: String?, to: String?) throws -> [PostbackChecks] {
-        let (sql, arguments) = PostbackChecks.statement(from: from, to: to) { _ in "?" }
-        do {
-            return try database.read { db in
-                try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
-                    PostbackChecks(network: row[0], counts: (1..<row.count).map { row[$0] as Int? ?? 0 })
-                }
-            }.sorted { $0.network < $1.network }
-        } catch let error as DatabaseError {
-            throw StoreError(.readFailed, "cannot check the postbacks: \(error)")
-        }
+        try countsByNetwork(PostbackChecks.statement(from: from, to: to) { _ in "?" }, "cannot check the postbacks")
+            .map(PostbackChecks.init(network:counts:)).sorted { $0.network < $1.network }
     }
 
     public func latestRefusals(limit: Int) async throws -> [RefusalSummary] { try refusalsNow(limit: limit) }

@@ -46,7 +46,7 @@ extension SQLitePostbackStore {
         var storedByVersion: [String: Int] = [:]
         var rejections = 0
         var lastID: Int64?
-        for entry in entries {
+        for (index, entry) in entries.enumerated() {
             switch entry {
             case .accepted(let accepted):
                 let statement = try insert ?? db.cachedStatement(sql: insertPostback)
@@ -55,7 +55,13 @@ extension SQLitePostbackStore {
                 if try row(accepted).run(statement, in: db) == 0 {
                     outcomes.append(.duplicate)
                     changes[StatCounter.duplicates, default: 0] += 1
-                    if try keepRepeat(accepted, in: db) { changes[StatCounter.conflicts, default: 0] += 1 }
+                    // Only the entries before this one are searched: its own outcome, just appended, is not.
+                    let kept = try keepRepeat(accepted, firstClientAddress: {
+                        RepeatComparison.firstClientAddress(of: accepted, at: index, in: entries, outcomes: outcomes)
+                    }, in: db)
+                    if let conflict = kept {
+                        for name in StatCounter.conflictCounters(conflict.differing) { changes[name, default: 0] += 1 }
+                    }
                 } else {
                     outcomes.append(.stored)
                     lastID = db.lastInsertedRowID
@@ -88,18 +94,22 @@ extension SQLitePostbackStore {
     }
 
     /// Compares a duplicate with the row it repeats and keeps it in ``RepeatTable`` when ``RepeatComparison`` says
-    /// to: only duplicates come here, so an accepted postback pays nothing. Returns whether it was a conflict.
-    private static func keepRepeat(_ accepted: AcceptedPostback, in db: Database) throws -> Bool {
+    /// to: only duplicates come here, so an accepted postback pays nothing. Returns the comparison when it was a
+    /// conflict newly kept.
+    private static func keepRepeat(_ accepted: AcceptedPostback, firstClientAddress: () -> String?,
+                                   in db: Database) throws -> RepeatComparison? {
         let key = PostbackTable.uniqueKey.map { $0.value(accepted).bound }
         guard let stored = try Row.fetchOne(db.cachedStatement(sql: selectFirst), arguments: StatementArguments(key)) else {
-            return false
+            return nil
         }
         let first = RepeatTable.firstColumns.indices.map { ColumnValue(stored[$0] as DatabaseValue) }
-        guard let comparison = RepeatComparison(first: first, repeated: accepted) else { return false }
+        guard let comparison = RepeatComparison(first: first, repeated: accepted, firstClientAddress: firstClientAddress())
+        else { return nil }
         var row = RowBinding(capacity: RepeatTable.columns.count)
         for value in comparison.values { row.append(value) }
         // A repeat already kept (the same side and values) changes no row and counts nothing.
-        return try row.run(db.cachedStatement(sql: insertRepeat), in: db) == 1 && comparison.isConflict
+        let kept = try row.run(db.cachedStatement(sql: insertRepeat), in: db) == 1
+        return kept && comparison.isConflict ? comparison : nil
     }
 
     /// Deletes the oldest refusals past the cap. Ids only grow and only the oldest are deleted, so the rows kept

@@ -240,13 +240,26 @@ enum SQLiteSchema {
             }
             try db.execute(sql: "DROP TABLE \(SQLiteRollupFold.watermarkTable)")
         }
+        migrator.registerMigration("0014-integrity") { db in
+            // Where the first (counted) postback of a kept repeat came from: its client address, when the repeat
+            // found it in its own batch (RepeatComparison.firstClientAddress). And the conflicts by value that
+            // differed (GET /stats, /metrics), counted once here for the conflicts kept before.
+            for column in RepeatTable.addedColumns {
+                let kind = RepeatTable.columns.first { $0.name == column }!.kind
+                try db.execute(sql: "ALTER TABLE \(RepeatTable.name) ADD COLUMN \(column) \(type(of: kind))")
+            }
+            try db.execute(sql: """
+                INSERT INTO counters (name, value) SELECT * FROM (\(RepeatTable.conflictsByFieldBackfill)) WHERE true
+                ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
+                """)
+        }
         return migrator
     }
 
-    /// `postback_repeats` as ``RepeatTable`` describes it.
+    /// `postback_repeats` as ``RepeatTable`` describes it, without the columns later migrations add.
     static var repeatsTable: String {
         let columns = ["id INTEGER PRIMARY KEY"]
-            + RepeatTable.columns.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
+            + RepeatTable.firstMigrationColumns.map { "\($0.name) \(type(of: $0.kind))\($0.isNullable ? "" : " NOT NULL")" }
         return "CREATE TABLE \(RepeatTable.name) (\n    \(columns.joined(separator: ",\n    ")),\n"
             + "    UNIQUE (\(RepeatTable.uniqueKey.joined(separator: ", ")))\n)"
     }

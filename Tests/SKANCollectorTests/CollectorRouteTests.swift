@@ -197,7 +197,7 @@ struct CollectorRouteTests {
             #expect(health.status == 200 && health.body == #"{"status":"ok"}"#)
             try await H.withAdmin(collector, transport) { client in
                 let stats = try await H.get(client, "/stats")
-                #expect(stats.body == #"{"postbacks":1,"postbacks-by-version":{"4.0":1},"postbacks-by-framework":{"skadnetwork":1},"rejected":1,"rejected-by-status":{"malformed":1},"rejected-dropped":0}"#)
+                #expect(stats.body == #"{"schema-version":1,"postbacks":1,"postbacks-by-version":{"4.0":1},"postbacks-by-framework":{"skadnetwork":1},"rejected":1,"rejected-by-status":{"malformed":1},"rejected-dropped":0,"duplicates":0,"conflicts":0,"conflicts-by-field":{"coarse-value":0,"conversion-value":0,"country":0,"interaction":0}}"#)
                 let found = try await H.get(client, "/postbacks/\(postback.transactionID)")
                 #expect(found.status == 200)
                 let rows = try #require(try JSONSerialization.jsonObject(with: Data(found.body.utf8)) as? [[String: Any]])

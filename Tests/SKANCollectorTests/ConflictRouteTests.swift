@@ -27,6 +27,16 @@ struct ConflictRouteTests {
             let stored = try await collector.store.postbacks(transactionID: postback.transactionID)
             #expect(stored.map(\.fields.conversionValue) == [20])
             #expect(stored.map(\.endpoint) == [CollectorConfiguration.networkPath])
+            // The operator sees it counted by the value that differed, in /stats and in /metrics.
+            try await H.withAdmin(collector, transport) { admin in
+                let stats = try await H.get(admin, "/stats").body
+                #expect(stats.hasSuffix(#","duplicates":1,"conflicts":1,"#
+                    + #""conflicts-by-field":{"coarse-value":0,"conversion-value":1,"country":0,"interaction":0}}"#), "\(stats)")
+                let metrics = try await H.get(admin, "/metrics").body
+                #expect(metrics.contains("# TYPE skan_postbacks_conflicts_total counter\n"))
+                #expect(metrics.contains(#"skan_postbacks_conflicts_total{field="conversion-value"} 1"#))
+                #expect(metrics.contains(#"skan_postbacks_conflicts_total{field="country"} 0"#))
+            }
         }
     }
 }

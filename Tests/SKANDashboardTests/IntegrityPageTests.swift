@@ -26,7 +26,7 @@ struct IntegrityPageTests {
             var values: [ColumnValue] = [.text("2026-03-05T00:42:09.569Z"), .text("skadnetwork"), .text("adnet1.skadnetwork"),
                                          .text("ca1ccccc-1aa5-49ee-abb7-68e53a188f70"), .integer(0), .text("conversion-value"),
                                          .text("network"), .text("/postbacks"), .text("developer"), .text("/" + Self.hostile),
-                                         .text(Self.hostile)]
+                                         .text(Self.hostile), .text("198.51.100.2")]
             values += [.integer(20), .integer(42), .null, .null, .null, .null, .integer(1), .integer(1)]
             return [ConflictSummary(values: values)]
         }
@@ -50,6 +50,8 @@ struct IntegrityPageTests {
         #expect(html.contains("Latest conflicts"))
         #expect(html.contains("conversion-value=20;coarse-value=;country=;interaction=1"))
         #expect(html.contains("conversion-value=42;coarse-value=;country=;interaction=1"))
+        // Where each side came from, the first (counted) copy's address too.
+        #expect(html.contains("network /postbacks from 198.51.100.2"))
         #expect(!html.contains(ConflictReader.hostile))
         #expect(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
         #expect(html.contains("skan report --integrity --format csv"))

@@ -57,5 +57,8 @@ struct ExportTests {
         let lines = try String(contentsOfFile: jsonPath, encoding: .utf8).split(separator: "\n")
         let decoded = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         #expect(decoded.map { $0["raw_body"] as? String } == Self.awkward)
+        // Each line names its document's version first, for a reader to refuse a shape it does not know.
+        #expect(decoded.allSatisfy { $0["schema_version"] as? Int == JSONDocumentVersion.export })
+        #expect(lines.allSatisfy { $0.hasPrefix(#"{"schema_version":1,"#) })
     }
 }

@@ -172,4 +172,90 @@ struct IntegrityReportTests {
         #expect(try await IntegrityReport.rows(from: reader, from: "2099-01-01").isEmpty)
         await reader.close()
     }
+
+    /// A postback of `network` and copies of it with `changes` applied to what Apple does not sign.
+    static func copies(network: String = "example.skadnetwork", _ changes: [(inout Postback) -> Void])
+        -> [(VerifiedAttribution, [UInt8])] {
+        let postback = TestPostbacks.postback(adNetworkID: network)
+        return [TestPostbacks.verified(postback)] + changes.map { change in
+            var copy = postback
+            change(&copy)
+            return TestPostbacks.verified(copy)
+        }
+    }
+
+    @Test("the engine's aggregate gives the hand-computed answer on a mix of sides, fields and networks",
+          arguments: Engine.allCases)
+    func mixedCase(_ engine: Engine) async throws {
+        let (net, dev) = (Self.network, Self.developer)
+        // K1: network first; a developer copy with another value (pair, disagreeing); the network resends another
+        // country (a same-side conflict: not a disagreement of copies).
+        let k1 = Self.copies([{ $0.conversionValue = 42 }, { $0.countryCode = "FR" }])
+        // K2: developer first; an agreeing network copy, then a network copy with another value: one pair, disagreeing.
+        let k2 = Self.copies([{ _ in }, { $0.conversionValue = 5 }])
+        // K3: network first, developer copy agrees. K4: network first, the network resends another value (no pair).
+        let k3 = Self.copies([{ _ in }])
+        let k4 = Self.copies([{ $0.conversionValue = 9 }])
+        // K5: network only. K6: developer only. K7: another network, a developer copy differing in two values.
+        let k5 = Self.copies([]), k6 = Self.copies([])
+        let k7 = Self.copies(network: "other.skadnetwork", [{ $0.conversionValue = 1; $0.countryCode = "DE" }])
+        let (reader, cleanup) = try await Self.reader(engine, [
+            [Self.entry(k1[0], at: net), Self.entry(k2[0], at: dev), Self.entry(k3[0], at: net), Self.entry(k4[0], at: net),
+             Self.entry(k5[0], at: net), Self.entry(k6[0], at: dev), Self.entry(k7[0], at: net)],
+            [Self.entry(k1[1], at: dev), Self.entry(k1[2], at: net), Self.entry(k2[1], at: net), Self.entry(k3[1], at: dev),
+             Self.entry(k4[1], at: net), Self.entry(k7[1], at: dev)],
+            [Self.entry(k2[2], at: net), Self.entry(k2[1], at: net), Self.entry(k1[1], at: dev)],
+        ])
+        defer { cleanup() }
+        let rows = try await IntegrityReport.rows(from: reader)
+        var example = IntegrityRow(network: "example.skadnetwork")
+        example.conflicts = 4
+        example.conflictsByField = ["conversion-value": 3, "country": 1]
+        example.copiesAgreeing = 1
+        example.copiesDisagreeing = 2
+        example.developerOnly = 1
+        example.networkOnly = 2
+        var other = IntegrityRow(network: "other.skadnetwork")
+        other.conflicts = 1
+        other.conflictsByField = ["conversion-value": 1, "country": 1]
+        other.copiesDisagreeing = 1
+        #expect(rows == [example, other])
+        // The engine's SQL and the memory engine's Swift say the same of the same rows.
+        #expect(try await reader.repeatCounts(from: nil, to: nil) == [
+            RepeatCounts(network: "example.skadnetwork", conflicts: 4, conflictsByField: ["conversion-value": 3, "country": 1],
+                         copiesAgreeing: 1, copiesDisagreeing: 2, pairsFromDeveloper: 1),
+            RepeatCounts(network: "other.skadnetwork", conflicts: 1, conflictsByField: ["conversion-value": 1, "country": 1],
+                         copiesDisagreeing: 1),
+        ])
+        #expect(try await reader.repeatCounts(from: "2099-01-01", to: nil).isEmpty)
+        await reader.close()
+    }
+
+    @Test("the first copy's client address is kept when the repeat finds it in its own batch, else left empty",
+          arguments: Engine.allCases)
+    func firstClientAddress(_ engine: Engine) async throws {
+        let together = Self.copies([{ $0.conversionValue = 42 }])
+        let apart = Self.copies([{ $0.conversionValue = 43 }])
+        let (reader, cleanup) = try await Self.reader(engine, [
+            [Self.entry(apart[0], at: Self.network, from: "198.51.100.1")],
+            [Self.entry(together[0], at: Self.network, from: "198.51.100.2"),
+             Self.entry(together[1], at: Self.developer, from: "203.0.113.9"),
+             Self.entry(apart[1], at: Self.developer, from: "203.0.113.10")],
+        ])
+        defer { cleanup() }
+        let latest = try await reader.latestConflicts(limit: 5)
+        #expect(latest.map(\.clientAddress) == ["203.0.113.10", "203.0.113.9"])
+        #expect(latest.map(\.firstClientAddress) == [nil, "198.51.100.2"])
+        #expect(latest.map(\.firstEndpoint) == [Self.network, Self.network])
+        var names: [String] = []
+        var addresses: [String?] = []
+        try await reader.export(.repeats) { names = $0 } each: { row in
+            let index = try #require(names.firstIndex(of: "first_client_address"))
+            if case .text(let bytes) = row.value(at: index) { addresses.append(String(decoding: bytes, as: UTF8.self)) }
+            else { addresses.append(nil) }
+        }
+        #expect(names == RepeatTable.exportColumns)
+        #expect(addresses == ["198.51.100.2", nil])
+        await reader.close()
+    }
 }

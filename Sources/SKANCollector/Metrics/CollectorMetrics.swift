@@ -2,6 +2,7 @@ import CoreMetrics
 import Metrics
 import Prometheus
 import SKANCore
+import SKANStore
 
 /// The collector's counters and latency histogram, in a Prometheus registry of its own.
 ///
@@ -91,8 +92,24 @@ public struct CollectorMetrics: Sendable {
         }
     }
 
-    /// The registry in Prometheus text format.
-    public func exposition() -> String {
-        registry.emitToString()
+    /// The registry in Prometheus text format, then the store's series when `stats` is given.
+    public func exposition(stats: StoreStats? = nil) -> String {
+        let text = registry.emitToString()
+        guard let stats else { return text }
+        return text + (text.isEmpty || text.hasSuffix("\n") ? "" : "\n") + Self.conflictSeries(stats)
+    }
+
+    /// `skan_postbacks_conflicts_total{field="…"}`: the conflicts kept (``StoreStats/conflictsByField``), one series
+    /// per compared value, at zero too. Read from the store's counters at each scrape, not counted by this process:
+    /// a conflict is found in the writer's transaction, and the store's count survives restarts. On a PostgreSQL
+    /// fleet every collector reports the whole store's count, as it does the relay's queue (`max`, not `sum`, across
+    /// instances). A conflict counts under each value that differed.
+    static func conflictSeries(_ stats: StoreStats) -> String {
+        let name = "skan_postbacks_conflicts_total"
+        var text = "# TYPE \(name) counter\n"
+        for value in RepeatTable.compared {
+            text += "\(name){field=\"\(value.name)\"} \(stats.conflictsByField[value.name] ?? 0)\n"
+        }
+        return text
     }
 }

@@ -68,9 +68,10 @@ public enum Exporter {
         buffer.append(contentsOf: CSVEncoding.newline)
     }
 
-    /// One row as a JSON object line, members named by the header.
+    /// One row as a JSON object line: ``JSONDocumentVersion/export``, then members named by the header.
     static func appendJSON(_ row: ExportRow, names: [String], to buffer: inout [UInt8]) {
         var object = JSONWriter()
+        object.integer(JSONDocumentVersion.snakeCaseKey, JSONDocumentVersion.export)
         for index in 0..<row.valueCount {
             let name = names[index]
             switch row.value(at: index) {

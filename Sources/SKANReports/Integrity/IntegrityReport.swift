@@ -4,8 +4,8 @@ import SKANStore
 /// What can be said of the values a collector stored and Apple's signature does not cover, per ad network
 /// (`skan report --integrity`, the dashboard's integrity page): repeats whose values differed from the counted
 /// postback, developer copies reconciled with the network's postbacks, and the consistency rules
-/// (``PostbackCheck``). Folded on the read side from the store's ``RepeatTable`` rows (few: only repeats) and one
-/// pass of ``PostbackReader/checks(from:to:)``; the counted rows and every other report are unchanged.
+/// (``PostbackCheck``). Aggregated by the engine (``PostbackReader/repeatCounts(from:to:)`` and
+/// ``PostbackReader/checks(from:to:)``); the counted rows and every other report are unchanged.
 public struct IntegrityRow: Sendable, Hashable {
     /// The ad network.
     public var network: String
@@ -47,62 +47,34 @@ public struct IntegrityRow: Sendable, Hashable {
 /// Builds ``IntegrityRow``s from a reader.
 public enum IntegrityReport {
     /// One row per ad network that has postbacks or repeats, in network order, over the arrival days `from...to`
-    /// (either absent; a repeat counts on the day its first postback arrived).
+    /// (either absent; a repeat counts on the day its first postback arrived). Two aggregates the engine runs
+    /// (``PostbackReader/repeatCounts(from:to:)`` and ``PostbackReader/checks(from:to:)``), each a row per network:
+    /// memory stays flat however many postbacks and repeats the store holds.
     public static func rows(from reader: any PostbackReader, from: String? = nil, to: String? = nil) async throws(ReportError) -> [IntegrityRow] {
         var rows: [String: IntegrityRow] = [:]
-        // Per network, the keys seen from both sides, by the side of the first arrival, and whether they disagreed.
-        var matched: [String: [String: (first: CopySide, differs: Bool)]] = [:]
+        var repeats: [String: RepeatCounts] = [:]
         do {
-            var names: [String] = []
-            try await reader.export(.repeats) { header in
-                names = header
-            } each: { row in
-                let value = { (name: String) -> String? in
-                    guard let index = names.firstIndex(of: name), index < row.valueCount else { return nil }
-                    switch row.value(at: index) {
-                    case .text(let bytes), .blob(let bytes): return String(decoding: bytes, as: UTF8.self)
-                    case .integer(let number): return String(number)
-                    case .real(let number): return String(number)
-                    case .null: return nil
-                    }
-                }
-                let day = String((value("first_received_at") ?? "").prefix(10))
-                if let from, day < from { return }
-                if let to, day > to { return }
-                let network = value("ad_network_id") ?? ""
-                let differing = (value("differing") ?? "").split(separator: ",").map(String.init)
-                var integrity = rows[network] ?? IntegrityRow(network: network)
-                if !differing.isEmpty {
-                    integrity.conflicts += 1
-                    for field in differing { integrity.conflictsByField[field, default: 0] += 1 }
-                }
-                rows[network] = integrity
-                let first = CopySide(rawValue: value("first_side") ?? "") ?? .network
-                let again = CopySide(rawValue: value("repeat_side") ?? "") ?? .network
-                guard first != again else { return }
-                let key = [value("framework"), value("transaction_id"), value("dedup_sequence_index")]
-                    .map { $0 ?? "" }.joined(separator: "\u{1F}")
-                let seen = matched[network, default: [:]][key]
-                matched[network, default: [:]][key] = (first, (seen?.differs ?? false) || !differing.isEmpty)
+            for counts in try await reader.repeatCounts(from: from, to: to) {
+                repeats[counts.network] = counts
+                var integrity = IntegrityRow(network: counts.network)
+                integrity.conflicts = counts.conflicts
+                integrity.conflictsByField = counts.conflictsByField
+                integrity.copiesAgreeing = counts.copiesAgreeing
+                integrity.copiesDisagreeing = counts.copiesDisagreeing
+                rows[counts.network] = integrity
             }
             for checks in try await reader.checks(from: from, to: to) {
                 var integrity = rows[checks.network] ?? IntegrityRow(network: checks.network)
                 integrity.rules = checks.rules
-                let pairs = matched[checks.network] ?? [:]
-                let fromDeveloper = pairs.values.filter { $0.first == .developer }.count
-                integrity.developerOnly = max(0, (checks.winningBySide[.developer] ?? 0) - fromDeveloper)
-                integrity.networkOnly = max(0, (checks.winningBySide[.network] ?? 0) - (pairs.count - fromDeveloper))
+                let pairs = repeats[checks.network] ?? RepeatCounts(network: checks.network)
+                integrity.developerOnly = max(0, (checks.winningBySide[.developer] ?? 0) - pairs.pairsFromDeveloper)
+                integrity.networkOnly = max(0, (checks.winningBySide[.network] ?? 0) - (pairs.pairs - pairs.pairsFromDeveloper))
                 rows[checks.network] = integrity
             }
         } catch let error as StoreError {
             throw ReportError(.database, error.reason)
         } catch {
-            throw ReportError(.database, "cannot read the repeats: \(error)")
-        }
-        for (network, pairs) in matched {
-            let disagreeing = pairs.values.filter(\.differs).count
-            rows[network]?.copiesDisagreeing = disagreeing
-            rows[network]?.copiesAgreeing = pairs.count - disagreeing
+            throw ReportError(.database, "cannot count the repeats: \(error)")
         }
         return rows.values.sorted { $0.network < $1.network }
     }

@@ -1,4 +1,5 @@
-/// Rows as CSV (RFC 4180 through CSV.swift), an aligned text table, or JSON lines.
+/// Rows as CSV (RFC 4180 through CSV.swift), an aligned text table, or JSON lines (each object first carrying
+/// ``JSONDocumentVersion/report``).
 public enum OutputFormat: String, Sendable, CaseIterable {
     case csv, table, json
 }
@@ -45,6 +46,7 @@ public final class TableWriter {
             csvText.appendRecord(row, textColumns: textColumns, to: &buffer)
         case .json:
             var writer = JSONWriter()
+            writer.integer(JSONDocumentVersion.snakeCaseKey, JSONDocumentVersion.report)
             for (name, cell) in zip(header, row) {
                 if cell.isEmpty { writer.raw(name, "null") }
                 else if Self.isJSONNumber(cell) { writer.raw(name, cell) }

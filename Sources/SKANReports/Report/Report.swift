@@ -107,6 +107,11 @@ public struct Report: Sendable, Hashable {
             + [Self.decimal(low, places: 2), Self.decimal(high, places: 2), Self.decimal((low + high) / 2, places: 2)]
     }
 
+    /// `modeled_revenue_mid` of `row` as ``modeledCells(_:)`` writes it (empty when unknown); `nil` without `--modeled`.
+    public func modeledRevenueMid(_ row: ReportRow) -> String? {
+        request.modeled ? modeledCells(row).last : nil
+    }
+
     /// Fixed decimals, so that golden files do not depend on how a platform prints doubles.
     static func decimal(_ value: Double, places: Int) -> String {
         let scale = Double((0..<places).reduce(1) { result, _ in result * 10 })

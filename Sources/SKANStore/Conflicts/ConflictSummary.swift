@@ -23,11 +23,15 @@ public struct ConflictSummary: Sendable, Hashable {
     public var repeatEndpoint: String
     /// The repeat's client address, when the collector knew it.
     public var clientAddress: String?
+    /// The first (counted) postback's client address, when the store still knew it as the repeat arrived (both in one
+    /// write batch: ``RepeatComparison/firstClientAddress(of:at:in:outcomes:)``).
+    public var firstClientAddress: String?
 
     /// The columns every engine selects, in ``init(values:)``'s order.
     public static let columns: [(name: String, kind: PostbackColumn.Kind)] = {
         let named = ["repeat_received_at", "framework", "ad_network_id", "transaction_id", "dedup_sequence_index",
-                     "differing", "first_side", "first_endpoint", "repeat_side", "repeat_endpoint", "repeat_client_address"]
+                     "differing", "first_side", "first_endpoint", "repeat_side", "repeat_endpoint", "repeat_client_address",
+                     "first_client_address"]
         let compared = RepeatTable.compared.flatMap { ["first_" + $0.column.name, "repeat_" + $0.column.name] }
         return (named + compared).map { name in (name, RepeatTable.columns.first { $0.name == name }!.kind) }
     }()
@@ -52,7 +56,8 @@ public struct ConflictSummary: Sendable, Hashable {
         repeatSide = values[8].text ?? ""
         repeatEndpoint = values[9].text ?? ""
         clientAddress = values[10].text
-        let compared = values.dropFirst(11)
+        firstClientAddress = values[11].text
+        let compared = values.dropFirst(12)
         firstValues = RepeatComparison.text(of: stride(from: compared.startIndex, to: compared.endIndex, by: 2).map { compared[$0] })
         repeatValues = RepeatComparison.text(of: stride(from: compared.startIndex + 1, to: compared.endIndex, by: 2).map { compared[$0] })
     }

@@ -47,9 +47,31 @@ public enum RepeatTable {
             ("first_side", .text, false), ("first_endpoint", .text, false), ("first_received_at", .text, false),
             ("repeat_side", .text, false), ("repeat_endpoint", .text, false), ("repeat_client_address", .text, true),
             ("repeat_received_at", .text, false), ("repeat_raw_body", .blob, false), ("repeat_values", .text, false),
+            // Last: added by a migration (SQLite 0014, PostgreSQL 0011), which appends it to tables made before.
+            ("first_client_address", .text, true),
         ]
         return columns
     }()
+
+    /// The columns a later migration added (SQLite 0014-integrity, PostgreSQL 0011-integrity), at the end of
+    /// ``columns``: the table's first migration makes it without them, so that a new store and an upgraded one end
+    /// with the same table.
+    public static let addedColumns = ["first_client_address"]
+
+    /// ``columns`` as the table's first migration made them.
+    public static var firstMigrationColumns: [(name: String, kind: PostbackColumn.Kind, isNullable: Bool)] {
+        Array(columns.dropLast(addedColumns.count))
+    }
+
+    /// Counts the conflicts kept before the counters of ``StatCounter/conflictsFieldPrefix`` existed, once, by the
+    /// migration that adds them: per compared value, `SELECT` of the counter's name and the number of conflicts in
+    /// which it differed (SQL that SQLite and PostgreSQL read alike), for an `INSERT INTO` the engine's counters.
+    public static var conflictsByFieldBackfill: String {
+        compared.map { value in
+            "SELECT '\(StatCounter.conflictsFieldPrefix)\(value.name)', count(*) FROM \(name) "
+                + "WHERE differing <> '' AND ',' || differing || ',' LIKE '%,\(value.name),%'"
+        }.joined(separator: " UNION ALL ")
+    }
 
     /// The partial index of the conflicts among the repeats, by id: what the newest conflicts are read by.
     public static let conflictsIndex = "CREATE INDEX postback_repeats_conflicts ON postback_repeats (id) WHERE differing <> ''"
@@ -77,7 +99,10 @@ public struct RepeatComparison: Sendable, Hashable {
 
     /// Compares `repeated` with the stored row's ``RepeatTable/firstColumns`` values (`first`, in that order); `nil`
     /// when there is nothing to keep. Only a duplicate pays for this: an accepted postback never reaches it.
-    public init?(first: [ColumnValue], repeated: AcceptedPostback) {
+    /// `firstClientAddress` is the stored postback's client address when the engine still knows it
+    /// (``firstClientAddress(of:at:in:outcomes:)``): the postbacks table keeps none, which would cost every postback.
+    /// It is asked for only when the repeat is kept, so a device's retry never pays for the search.
+    public init?(first: [ColumnValue], repeated: AcceptedPostback, firstClientAddress: @autoclosure () -> String? = nil) {
         let count = RepeatTable.compared.count
         precondition(first.count == RepeatTable.firstColumns.count, "a stored row read with other columns")
         var differing: [String] = []
@@ -102,7 +127,20 @@ public struct RepeatComparison: Sendable, Hashable {
                // An agreeing copy says nothing its stored postback does not: its body is not kept (empty), which on a
                // store of developer copies saves a body per install.
                .text(Timestamp.iso8601(repeated.receivedAt)), .blob(differing.isEmpty ? [] : repeated.rawBody),
-               .text(Self.text(of: stride(from: 1, to: pairs.count, by: 2).map { pairs[$0] }))]
+               .text(Self.text(of: stride(from: 1, to: pairs.count, by: 2).map { pairs[$0] })),
+               .text(firstClientAddress())]
+    }
+
+    /// The client address of the postback a duplicate at `index` of a batch repeats, when that postback was stored by
+    /// the same batch (an earlier entry of the same key whose outcome is ``StoreOutcome/stored``), the one time an
+    /// engine still holds it; `nil` otherwise, or when its arrival had none. Only a duplicate pays for the search.
+    public static func firstClientAddress(of duplicate: AcceptedPostback, at index: Int, in entries: [StoreEntry],
+                                          outcomes: [StoreOutcome]) -> String? {
+        let key = duplicate.dedupKey
+        for earlier in entries.indices.prefix(min(index, outcomes.count)) where outcomes[earlier] == .stored {
+            if case .accepted(let first) = entries[earlier], first.dedupKey == key { return first.clientAddress }
+        }
+        return nil
     }
 
     /// The compared values as one text, in ``RepeatTable/compared`` order: `name=value` joined by `;`, empty for none.

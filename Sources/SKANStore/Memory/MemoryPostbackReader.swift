@@ -60,6 +60,10 @@ public struct MemoryPostbackReader: PostbackReader {
             .map { row in ConflictSummary(values: names.map { row[$0] }) }
     }
 
+    public func repeatCounts(from: String?, to: String?) async throws -> [RepeatCounts] {
+        RepeatCounts.fold(store.state.withLock { $0.repeats }, from: from, to: to)
+    }
+
     public func stats() async throws -> StoreStats { store.state.withLock { MemoryPostbackStore.stats($0) } }
 
     public func latestRefusals(limit: Int) async throws -> [RefusalSummary] {

@@ -17,6 +17,7 @@ public final class MemoryPostbackStore: PostbackStore {
         var repeats: [[ColumnValue]] = []
         var repeatKeys: Set<[ColumnValue]> = []
         var conflicts = 0
+        var conflictsByField: [String: Int] = [:]
         /// The id of the first row: 1, until retention deletes the oldest.
         var firstID = 1
         /// Rows retention deleted: still counted by ``stats()``, which counts what was accepted, as the engines'
@@ -49,14 +50,17 @@ public final class MemoryPostbackStore: PostbackStore {
         return try state.withLock { state throws(StoreError) in
             guard !state.isClosed else { throw StoreError(.closed, "the store is closed") }
             var outcomes: [StoreOutcome] = []
-            for entry in entries {
+            for (index, entry) in entries.enumerated() {
                 switch entry {
                 case .accepted(let accepted):
                     let key = accepted.dedupKey
                     if let row = state.keys[key] {
+                        Self.keep(accepted, repeating: state.postbacks[row - state.firstID],
+                                  firstClientAddress: RepeatComparison.firstClientAddress(of: accepted, at: index, in: entries,
+                                                                                          outcomes: outcomes),
+                                  in: &state)
                         outcomes.append(.duplicate)
                         state.duplicates += 1
-                        Self.keep(accepted, repeating: state.postbacks[row - state.firstID], in: &state)
                         continue
                     }
                     state.keys[key] = state.firstID + state.postbacks.count
@@ -80,12 +84,16 @@ public final class MemoryPostbackStore: PostbackStore {
     }
 
     /// Keeps `accepted`, a repeat of the stored `row`, in ``State/repeats`` when ``RepeatComparison`` says to.
-    private static func keep(_ accepted: AcceptedPostback, repeating row: [ColumnValue], in state: inout State) {
+    private static func keep(_ accepted: AcceptedPostback, repeating row: [ColumnValue],
+                             firstClientAddress: @autoclosure () -> String?, in state: inout State) {
         let first = RepeatTable.firstColumns.map { column in row[Self.index(of: column)] }
-        guard let comparison = RepeatComparison(first: first, repeated: accepted),
+        guard let comparison = RepeatComparison(first: first, repeated: accepted, firstClientAddress: firstClientAddress()),
               state.repeatKeys.insert(comparison.uniqueKey).inserted else { return }
         state.repeats.append(comparison.values)
-        if comparison.isConflict { state.conflicts += 1 }
+        if comparison.isConflict {
+            state.conflicts += 1
+            for field in comparison.differing { state.conflictsByField[field, default: 0] += 1 }
+        }
     }
 
     /// Where ``PostbackTable/columns`` has `column`.
@@ -117,7 +125,7 @@ public final class MemoryPostbackStore: PostbackStore {
         return StoreStats(postbacks: state.postbacks.count + state.expired, postbacksByKey: state.byKey,
                           rejected: state.rejected.count, rejectedByStatus: statuses,
                           rejectedDropped: state.rejectedDropped, duplicates: state.duplicates,
-                          conflicts: state.conflicts)
+                          conflicts: state.conflicts, conflictsByField: state.conflictsByField)
     }
 
     public func health() async -> StoreError? {

@@ -30,6 +30,10 @@ public protocol PostbackReader: Sendable {
 
     /// The newest `limit` kept conflicts (``RepeatTable`` rows whose values differ), newest first, without bodies.
     func latestConflicts(limit: Int) async throws -> [ConflictSummary]
+
+    /// The kept repeats added up per ad network (``RepeatCounts``), in network order, over the repeats whose stored
+    /// postback arrived on the days `from...to` (either absent): aggregated by the engine, never read row by row.
+    func repeatCounts(from: String?, to: String?) async throws -> [RepeatCounts]
 }
 
 /// A kept refusal as people may see it: when, why and where, never the body or its signature.
@@ -69,6 +73,9 @@ extension PostbackReader {
 
     /// None: a reader that keeps no repeats of its own (a test's stand-in).
     public func latestConflicts(limit: Int) async throws -> [ConflictSummary] { [] }
+
+    /// None: a reader that keeps no repeats of its own (a test's stand-in).
+    public func repeatCounts(from: String?, to: String?) async throws -> [RepeatCounts] { [] }
 }
 
 /// The tables an export can read.
