@@ -49,18 +49,22 @@ public struct FrontDoor: Sendable {
     public let timeouts: Timeouts
     /// The connections the process holds open at most, across its listeners; `nil`: no bound (tests, embedding).
     public let budget: ConnectionBudget?
+    /// What gives the memory of connections closed with replies backed up back to the system; `nil`: nothing does.
+    public let memory: MemoryReturn?
 
-    /// A door with `timeouts` and, when given, `budget` across every listener built through it.
-    public init(timeouts: Timeouts = Timeouts(), budget: ConnectionBudget? = nil) {
+    /// A door with `timeouts` and, when given, `budget` across every listener built through it; `memory` (the
+    /// process's by default) is told when a connection closes with its replies backed up.
+    public init(timeouts: Timeouts = Timeouts(), budget: ConnectionBudget? = nil, memory: MemoryReturn? = .process) {
         self.timeouts = timeouts
         self.budget = budget
+        self.memory = memory
     }
 
     /// The handlers every connection starts with, made fresh for each one (they hold one connection's state):
     /// ``ConnectionDeadline`` first, then `after` (a listener's ``EventLoopFastPath``).
     public func handlers(_ after: [any RemovableChannelHandler] = []) -> [any RemovableChannelHandler] {
         [ConnectionDeadline(idleTimeout: timeouts.idle, requestTimeout: timeouts.request, writeTimeout: timeouts.write,
-                            unsentLimit: timeouts.unsentLimit)] + after
+                            unsentLimit: timeouts.unsentLimit, memory: memory)] + after
     }
 
     /// One listener's place in the budget, named in its log line; `nil` without a budget.
