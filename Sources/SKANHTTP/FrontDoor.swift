@@ -31,9 +31,12 @@ public struct FrontDoor: Sendable {
         /// time for a load balancer to see it and stop sending. Zero: they stop at once.
         public var drain: Duration = .zero
 
-        /// 256 KiB: a reply of the collector or the signer is under 1 KiB and a dashboard page some 100 KiB, while a
-        /// connection still moves 2.5 MB/s at 100 ms of round trip.
-        public static let defaultUnsentLimit = 256 << 10
+        /// 32 KiB: a reply of the collector or the signer is under 1 KiB, and a connection still moves 320 KB/s at
+        /// 100 ms of round trip (a dashboard page of some 100 KiB in a third of a second more). The process holds
+        /// half of it, which on the router's path costs several times its size in the replies' buffers and the
+        /// requests read ahead of them: at 256 KiB, 50 clients that never read took a dashboard from 50 MB to 121 MB
+        /// and lived 5-14 s with a 3 s write timeout while they filled it; at 32 KiB, 65-75 MB and 3.2-4.7 s.
+        public static let defaultUnsentLimit = 32 << 10
 
         /// Timeouts; the defaults allow 30 s each way, as nginx allows 60 s for a head and 75 s of keep-alive.
         public init(idle: Duration = .seconds(30), request: Duration = .seconds(30), write: Duration = .seconds(30),
