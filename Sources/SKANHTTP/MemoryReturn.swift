@@ -19,8 +19,8 @@ import Synchronization
 /// for ``settle`` (a burst of them costs one trim), at most ``maximumDelay`` after the first (a steady trickle cannot
 /// put it off for ever), and never sooner than ``interval`` after the last one. It runs off the event loops: walking
 /// a fragmented heap is not free (150 ms to 1.3 s over 700 MB of small freed chunks in eight arenas, measured in C).
-/// Time is the event loop's (`EventLoop.now`), so tests drive it with an embedded loop. Without glibc (the static
-/// build links musl, whose allocator returns freed pages itself) the trim does nothing.
+/// Time is the event loop's (`EventLoop.now`), so tests drive it with an embedded loop. Without glibc (musl, Darwin)
+/// the trim does nothing; the packaged build (`--static-swift-stdlib`) still links glibc, so it trims.
 public final class MemoryReturn: Sendable {
     /// How long after the last release the trim waits for more.
     public let settle: TimeAmount
