@@ -25,11 +25,15 @@ Cases (CASES=slow,descriptors,leaks,acks,flood selects some):
                (both in Benchmarks/faults_store.py)
   pgduplicates issue 32: two PostgreSQL collectors given the same postbacks in opposite orders, PG_RUNS runs: no
                503 and no deadlock (Benchmarks/faults_postgres.py; starts a throwaway cluster)
+  csv          issue 32: postbacks, refusals, a conflict and campaign names beginning with = + - @, then every CSV
+               written from them (export, --rejected, --conflicts, report, campaigns list, both dashboards'
+               /report.csv): no formula cell (Benchmarks/faults_csv.py)
 """
 import asyncio, collections, json, multiprocessing, os, random, re, resource, signal, socket, sqlite3, statistics
 import subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 
+import faults_csv
 import faults_listeners
 import faults_postgres
 import faults_store
@@ -44,7 +48,7 @@ def env(name, default, kind=int):
 
 
 BIN = os.environ.get("SKAN_BIN") or os.path.join(ROOT, ".build/release/skan")
-CASES = [c.strip() for c in os.environ.get("CASES", "slow,descriptors,leaks,acks,flood,slowreaders,starvation,truncate,walremove,pgduplicates").split(",")
+CASES = [c.strip() for c in os.environ.get("CASES", "slow,descriptors,leaks,acks,flood,slowreaders,starvation,truncate,walremove,pgduplicates,csv").split(",")
          if c.strip()]
 SLOW_CONNECTIONS = env("SLOW_CONNECTIONS", 2000)
 SLOW_SECONDS = env("SLOW_SECONDS", 30)
@@ -792,6 +796,8 @@ def main():
                     faults_store.case_damage(case, folder, ROOT, BIN, report, log, postbacks)
                 elif case == "pgduplicates":
                     faults_postgres.case_pg_duplicates(folder, ROOT, BIN, report, log, postbacks)
+                elif case == "csv":
+                    faults_csv.case_csv(folder, ROOT, BIN, report, log)
                 elif case == "starvation":
                     faults_listeners.case_starvation(folder, ROOT, BIN, report, log, postbacks)
                 else:

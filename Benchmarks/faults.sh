@@ -2,10 +2,11 @@
 # Issue 18's load-and-fault cases against the release `skan serve`, each printed as held or FAILED with its figures:
 # slow clients, descriptor exhaustion, error-path socket leaks, acknowledgements on half-close and a bad next request,
 # a refusal flood; issue 32's slow readers and starvation on every listener (Benchmarks/faults_listeners.py), store
-# damage (faults_store.py) and two PostgreSQL collectors given the same postbacks (faults_postgres.py).
+# damage (faults_store.py), two PostgreSQL collectors given the same postbacks (faults_postgres.py) and formula cells
+# in every CSV (faults_csv.py).
 # Loopback only; about 8 minutes with the defaults (plus the build).
 # Usage: Benchmarks/faults.sh   (env: SKAN_BIN= to skip the build; CASES=slow,descriptors,leaks,acks,flood,slowreaders,starvation,
-#        truncate,walremove,pgduplicates; PG_RUNS=10 PG_POSTBACKS=20000 PG_WORKERS=16;
+#        truncate,walremove,pgduplicates,csv; PG_RUNS=10 PG_POSTBACKS=20000 PG_WORKERS=16;
 #        SLOW_CONNECTIONS=2000 SLOW_SECONDS=30 SLOW_BYTE_INTERVAL=2 SLOW_IDLE_TIMEOUT=5 PROBE_INTERVAL=1
 #        PROBE_LIMIT_MS=50 CLOSE_SLACK=1.5 FD_LIMIT=256 IDLE_CONNECTIONS=300 RECOVERY_LIMIT=1 CPU_LIMIT=0.2
 #        LEAK_HEADER_CLIENTS=100 LEAK_BODY_CLIENTS=20 LEAK_TIMEOUT=5 ACK_COUNT=200 FLOOD_SECONDS=60

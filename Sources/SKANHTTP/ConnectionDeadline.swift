@@ -32,6 +32,10 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
     /// The unsent reply bytes past which the connection turns unwritable, SwiftNIO's and the kernel's together, or
     /// `nil` for SwiftNIO's 64 KiB over the kernel's own buffer.
     private let unsentLimit: Int?
+    /// Told when the connection closes with its replies backed up, so that their memory goes back to the system.
+    private let memory: MemoryReturn?
+    /// Closed for not reading its replies: what it held is freed with it.
+    private var closedBackedUp = false
     /// Requests whose head was read and whose response has not ended.
     private var requestsOpen = 0
     /// A request's head was read and its end not yet.
@@ -56,13 +60,14 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
     /// A handler for one connection; ``FrontDoor/handlers()`` makes one per connection.
     /// `unsentLimit` bounds the reply bytes a connection may leave unsent before it stops being read, in SwiftNIO's
     /// buffer and the socket's together (`nil`: SwiftNIO's high water mark, 64 KiB, over the kernel's send buffer,
-    /// which it grows as it sees fit).
+    /// which it grows as it sees fit). `memory` is told when the connection closes with replies backed up.
     public init(idleTimeout: Duration, requestTimeout: Duration, writeTimeout: Duration = .seconds(30),
-                unsentLimit: Int? = nil) {
+                unsentLimit: Int? = nil, memory: MemoryReturn? = nil) {
         self.idleTimeout = TimeAmount(idleTimeout)
         self.requestTimeout = TimeAmount(requestTimeout)
         self.writeTimeout = TimeAmount(writeTimeout)
         self.unsentLimit = unsentLimit
+        self.memory = memory
     }
 
     public func handlerAdded(context: ChannelHandlerContext) {
@@ -93,6 +98,9 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
+        // Closed for not reading, or gone while unwritable: replies (and, on the router's path, the requests read
+        // ahead of them) were held for it, which the allocator would otherwise keep once freed.
+        if closedBackedUp || writeDeadline != nil { memory?.released(on: context.eventLoop) }
         stop()
         context.fireChannelInactive()
     }
@@ -202,6 +210,7 @@ public final class ConnectionDeadline: ChannelDuplexHandler, RemovableChannelHan
             // it at once (a FIN would wait behind them, holding the socket and its buffer for as long as the client
             // keeps its window shut) and the client learns of it on its next send.
             _ = (context.channel as? any SocketOptionProvider)?.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+            closedBackedUp = true
         }
         // The whole connection goes, and with it the replies it never took: a half-close would leave a socket
         // waiting for a client that stalls.

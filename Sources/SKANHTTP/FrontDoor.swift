@@ -31,9 +31,12 @@ public struct FrontDoor: Sendable {
         /// time for a load balancer to see it and stop sending. Zero: they stop at once.
         public var drain: Duration = .zero
 
-        /// 256 KiB: a reply of the collector or the signer is under 1 KiB and a dashboard page some 100 KiB, while a
-        /// connection still moves 2.5 MB/s at 100 ms of round trip.
-        public static let defaultUnsentLimit = 256 << 10
+        /// 32 KiB: a reply of the collector or the signer is under 1 KiB, and a connection still moves 320 KB/s at
+        /// 100 ms of round trip (a dashboard page of some 100 KiB in a third of a second more). The process holds
+        /// half of it, which on the router's path costs several times its size in the replies' buffers and the
+        /// requests read ahead of them: at 256 KiB, 50 clients that never read took a dashboard from 50 MB to 121 MB
+        /// and lived 5-14 s with a 3 s write timeout while they filled it; at 32 KiB, 65-75 MB and 3.2-4.7 s.
+        public static let defaultUnsentLimit = 32 << 10
 
         /// Timeouts; the defaults allow 30 s each way, as nginx allows 60 s for a head and 75 s of keep-alive.
         public init(idle: Duration = .seconds(30), request: Duration = .seconds(30), write: Duration = .seconds(30),
@@ -49,18 +52,22 @@ public struct FrontDoor: Sendable {
     public let timeouts: Timeouts
     /// The connections the process holds open at most, across its listeners; `nil`: no bound (tests, embedding).
     public let budget: ConnectionBudget?
+    /// What gives the memory of connections closed with replies backed up back to the system; `nil`: nothing does.
+    public let memory: MemoryReturn?
 
-    /// A door with `timeouts` and, when given, `budget` across every listener built through it.
-    public init(timeouts: Timeouts = Timeouts(), budget: ConnectionBudget? = nil) {
+    /// A door with `timeouts` and, when given, `budget` across every listener built through it; `memory` (the
+    /// process's by default) is told when a connection closes with its replies backed up.
+    public init(timeouts: Timeouts = Timeouts(), budget: ConnectionBudget? = nil, memory: MemoryReturn? = .process) {
         self.timeouts = timeouts
         self.budget = budget
+        self.memory = memory
     }
 
     /// The handlers every connection starts with, made fresh for each one (they hold one connection's state):
     /// ``ConnectionDeadline`` first, then `after` (a listener's ``EventLoopFastPath``).
     public func handlers(_ after: [any RemovableChannelHandler] = []) -> [any RemovableChannelHandler] {
         [ConnectionDeadline(idleTimeout: timeouts.idle, requestTimeout: timeouts.request, writeTimeout: timeouts.write,
-                            unsentLimit: timeouts.unsentLimit)] + after
+                            unsentLimit: timeouts.unsentLimit, memory: memory)] + after
     }
 
     /// One listener's place in the budget, named in its log line; `nil` without a budget.

@@ -56,6 +56,7 @@ struct FrontDoorTests {
     func neverReads(listener: ListenerUnderTest) async throws {
         let write = Duration.milliseconds(500)
         let before = SlowClient.residentBytes()
+        let trims = MemoryReturn.process.trims
         let (closed, sent, peak) = try await listener.serve(
             // 32 KiB unsent at most: with the kernel's own send buffer (up to 4 MB on loopback) the time until replies
             // back up at all depends on how fast this debug build answers; the write timeout starts then.
@@ -72,6 +73,9 @@ struct FrontDoorTests {
         // elsewhere: the 32 KiB must fill first, at the pace of a debug build beside other suites.
         #expect(after < write + Self.slack * 2, "\(after)")
         #expect(growth < 64, "resident memory grew \(growth) MB")
+        // What the connection held is freed with it, and the process's return hands it back to the system.
+        for _ in 0..<100 where MemoryReturn.process.trims == trims { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(MemoryReturn.process.trims > trims, "no trim within 5 s of the close")
     }
 
     @Test("connections past the budget wait, a line says so, and they are served once one closes",
