@@ -43,7 +43,8 @@ public struct DashboardServer: Sendable {
     }
 
     /// The HTTP application, not yet running, for router-level tests.
-    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some Service {
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
         frontDoor.application(for: listener, logger: logger, onServerRunning: onServerRunning)
     }
 
