@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // `FilePath`, which swift-configuration's file provider takes (`skan serve --config`).
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -140,6 +142,7 @@ let package = Package(
                 "SKANStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -214,6 +217,7 @@ let package = Package(
                 // `skan simulate --post` and `skan demo` post with it: URLSession would link libcurl at run time.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict,
             plugins: ["GitCommit"]
@@ -283,14 +287,10 @@ let package = Package(
         .testTarget(
             name: "SKANRelayTests",
             dependencies: [
-                "SKANRelay", "SKANCore", "SKANStore", "SKANStoreSQLite", "SKANStorePostgres", "SKANCollector", "SKANTestSupport",
+                "SKANRelay", "SKANCore", "SKANStore", "SKANStoreSQLite", "SKANStorePostgres", "SKANTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -344,7 +344,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SkanCLITests",
-            dependencies: ["skan", "SKANCore", "SKANTestSupport"],
+            dependencies: [
+                "skan", "SKANCore", "SKANTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             // Compared by the tests, not bundled.
             exclude: ["Golden"],
             swiftSettings: strict

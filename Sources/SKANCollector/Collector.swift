@@ -181,7 +181,7 @@ extension Collector: ComposedPart {
     /// then the writer (everything queued commits), then the store.
     public func compose(into composition: inout ServiceComposition) {
         let store = store
-        composition.add(resource: StoreService.make(store))
+        StoreService.add(store, to: &composition)
         composition.add(worker: WriterService(writer: writer))
         // The engine's periodic jobs (PostgreSQL's refusal cap) run here, not in tasks of the engine's own.
         for job in store.periodicJobs { composition.add(worker: StoreJobService(job: job, logger: logger)) }

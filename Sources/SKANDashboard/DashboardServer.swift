@@ -43,7 +43,8 @@ public struct DashboardServer: Sendable {
     }
 
     /// The HTTP application, not yet running, for router-level tests.
-    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some Service {
+    public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> some ApplicationProtocol {
         frontDoor.application(for: listener, logger: logger, onServerRunning: onServerRunning)
     }
 
@@ -59,9 +60,13 @@ extension DashboardServer: ComposedPart {
     /// Adds the dashboard's listener and, when it owns its reader, the service that closes it.
     public func compose(into composition: inout ServiceComposition) {
         // After the listener stopped, before any resource added earlier (the collector's store) closes.
-        if let ownedReader { composition.add(resource: ClosingService("dashboard reader") { await ownedReader.close() }) }
+        if let ownedReader {
+            composition.add(resource: "dashboard reader", running: { await ownedReader.run() }) { await ownedReader.close() }
+        }
         if let ownedCampaignMaps {
-            composition.add(resource: ClosingService("dashboard campaign map") { await ownedCampaignMaps.close() })
+            composition.add(resource: "dashboard campaign map", running: { await ownedCampaignMaps.run() }) {
+                await ownedCampaignMaps.close()
+            }
         }
         composition.add(listener)
     }

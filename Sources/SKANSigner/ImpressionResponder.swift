@@ -53,6 +53,10 @@ struct ImpressionResponder: EventLoopResponder {
     func answer(_ body: ByteBuffer, route: String, done: @escaping @Sendable (ImpressionReply) -> Void) {
         let (keys, now, makeNonce) = (keys, now, makeNonce)
         guard body.readableBytes <= Self.signedOnLoopBytes else {
+            // Unstructured on purpose: this is a channel handler's synchronous callback, with no task to be a child
+            // of. The task is the request's, as the router's per-request task is: it signs (milliseconds, no loop,
+            // no wait), hands the reply to `done` and ends; it holds no resource and cannot outlive the connection
+            // by more than that signature. A service hosting the work would add a queue and a hop to every batch.
             Task { done(Signer.sign(Array(body.readableBytesView), keys: keys, now: now, makeNonce: makeNonce)) }
             return
         }

@@ -55,7 +55,7 @@ extension Signer: ComposedPart {
     public func compose(into composition: inout ServiceComposition) {
         if let webAdStore {
             // Closed once the listeners and the sweep have stopped.
-            composition.add(resource: ClosingService("web-ad store") { try await webAdStore.close() })
+            composition.add(resource: "web-ad store", running: { await webAdStore.run() }) { try await webAdStore.close() }
             composition.beforeServerStarts { try await webAdStore.migrate() }
         }
         if let webAds {

@@ -3,7 +3,7 @@
 ///
 /// The collector calls ``write(_:)`` from one writer at a time (``GroupCommitWriter``), so an engine need not
 /// serialise writes itself; reads may come from any thread at any time.
-public protocol PostbackStore: Sendable {
+public protocol PostbackStore: HostedStore {
     /// Brings the schema up to date before the first write: a no-op when it is. Several processes may call it
     /// on one database at once; the engine makes sure the migrations run once. The collector runs it before its
     /// server starts.

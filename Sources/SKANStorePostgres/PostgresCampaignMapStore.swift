@@ -120,6 +120,11 @@ public final class PostgresCampaignMapStore: CampaignMapStore {
         }
     }
 
+    /// Runs the pool's connections and calls until the store closes: its host's to run (``HostedStore``).
+    public func run() async {
+        await pool.run()
+    }
+
     public func close() async {
         await pool.close()
     }

@@ -20,13 +20,13 @@ public final class PostgresPostbackReader: PostbackReader {
     }
 
     /// Opens the collector's database `configuration` names for reading; refuses one without the collector's
-    /// tables.
+    /// tables. The check runs on a pool of its own, hosted here; the reader's pool waits for the reader's host
+    /// (``run()``).
     public static func open(_ configuration: PostgresStoreConfiguration,
                             logger: Logger = Logger(label: "skan.reader.postgres")) async throws(StoreError) -> PostgresPostbackReader {
-        let pool = PostgresPool(configuration, logger: logger)
         let location = configuration.redacted
-        do throws(StoreError) {
-            let (made, hasRollups) = try await pool.run(.cannotOpen, "cannot read \(location)") { client in
+        let (made, hasRollups) = try await PostgresPool.hosted(configuration, logger: logger) { pool throws(StoreError) in
+            try await pool.run(.cannotOpen, "cannot read \(location)") { client in
                 let rows = try await client.query("""
                     SELECT to_regclass('skan_migrations') IS NOT NULL AND to_regclass(\(PostbackTable.name)) IS NOT NULL,
                         (SELECT bool_and(to_regclass(name) IS NOT NULL) FROM unnest(\(PostbackRollup.all.map(\.name))::text[]) AS name)
@@ -35,15 +35,12 @@ public final class PostgresPostbackReader: PostbackReader {
                 for try await value in rows.decode((Bool, Bool).self) { made = value }
                 return made
             }
-            guard made else {
-                throw StoreError(.notCollectorDatabase, "\(location) is not a SKANKit collector database (no "
-                                 + "postbacks table made by the collector's migrations)")
-            }
-            return PostgresPostbackReader(location: location, pool: pool, hasRollups: hasRollups)
-        } catch {
-            await pool.close()
-            throw error
         }
+        guard made else {
+            throw StoreError(.notCollectorDatabase, "\(location) is not a SKANKit collector database (no "
+                             + "postbacks table made by the collector's migrations)")
+        }
+        return PostgresPostbackReader(location: location, pool: PostgresPool(configuration, logger: logger), hasRollups: hasRollups)
     }
 
     /// The statement an aggregate runs on PostgreSQL, without a database (`skan report --print-sql`).
@@ -104,6 +101,11 @@ public final class PostgresPostbackReader: PostbackReader {
         } catch let error as PSQLError {
             throw StoreError(.readFailed, "the export failed: \(PostgresPool.describe(error))")
         }
+    }
+
+    /// Runs the pool's connections and calls until the store closes: its host's to run (``HostedStore``).
+    public func run() async {
+        await pool.run()
     }
 
     /// Lets go of the pool's connections.

@@ -38,18 +38,16 @@ public final class PostgresPostbackStore: PostbackStore {
         self.capInterval = capInterval
     }
 
-    /// Makes a store and brings its schema up to date: what a command that writes at once needs.
+    /// Makes a store and brings its schema up to date: what a command that writes at once needs. The migrations run
+    /// on a pool of their own, hosted here; the store's pool waits for the store's host (``run()``).
     public static func open(_ configuration: PostgresStoreConfiguration, rejectionCap: RejectionCap = RejectionCap(),
                             capInterval: Duration = .seconds(5),
                             logger: Logger = Logger(label: "skan.store.postgres")) async throws(StoreError) -> PostgresPostbackStore {
-        let store = PostgresPostbackStore(configuration, rejectionCap: rejectionCap, capInterval: capInterval, logger: logger)
-        do {
-            try await store.migrate()
-        } catch {
-            try? await store.close()
-            throw error
+        let location = configuration.redacted
+        try await PostgresPool.hosted(configuration, logger: logger) { pool throws(StoreError) in
+            try await PostgresSchema.migrate(pool, location: location)
         }
-        return store
+        return PostgresPostbackStore(configuration, rejectionCap: rejectionCap, capInterval: capInterval, logger: logger)
     }
 
     /// Runs the migrations the database has not recorded, in one transaction holding an advisory lock.
@@ -103,6 +101,11 @@ public final class PostgresPostbackStore: PostbackStore {
 
     /// The pool's event loop, where postgres-nio answers: the writer runs there and saves a thread hop per round trip.
     public var writerExecutor: (any TaskExecutor)? { pool.executor }
+
+    /// Runs the pool's connections and calls until the store closes: its host's to run (``HostedStore``).
+    public func run() async {
+        await pool.run()
+    }
 
     /// Folds this collector's counter rows into the shared row (`collector` empty), and closes
     /// the pool's connections; later calls fail with ``StoreErrorDomain`` `closed`.

@@ -72,6 +72,11 @@ public final class PostgresWebAdStore: WebAdStore {
         }
     }
 
+    /// Runs the pool's connections and calls until the store closes: its host's to run (``HostedStore``).
+    public func run() async {
+        await pool.run()
+    }
+
     public func close() async throws(StoreError) {
         await pool.close()
     }

@@ -301,6 +301,8 @@ struct IngestBench: ParsableCommand {
         let arguments = arguments
         let failure = Mutex<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)
+        // The command's one top-level task, awaited by the semaphore below: a synchronous command has no async
+        // context to make it a child of (that is this command's reason to be), and it never outlives `run()`.
         Task {
             do {
                 let command = try IngestCommand.parse(arguments)

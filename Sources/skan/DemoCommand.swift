@@ -88,23 +88,26 @@ struct DemoCommand: AsyncParsableCommand {
         fflush(nil)
         let reader = try await location.openReader()
         var conversionSchema: ConversionSchema?
-        do throws(ReportError) {
-            // The default schema is used when the campaign has one; a schema given with --schema must be read.
-            if schema != nil || FileManager.default.fileExists(atPath: schemaPath) {
-                conversionSchema = try ConversionSchema.load(path: schemaPath)
+        // Hosted while the report reads it (a PostgreSQL pool's connections).
+        try await StoreHost.running([reader]) {
+            do throws(ReportError) {
+                // The default schema is used when the campaign has one; a schema given with --schema must be read.
+                if schema != nil || FileManager.default.fileExists(atPath: schemaPath) {
+                    conversionSchema = try ConversionSchema.load(path: schemaPath)
+                }
+                let request = try ReportRequest(fields: try ReportField.list(by), schema: conversionSchema)
+                let report = try await ReportBuilder.run(request, on: reader)
+                await reader.close()
+                let rows = report.rows.map(report.cells)
+                let table = BufferedOutput(descriptor: STDOUT_FILENO)
+                try TableWriter(format: .table, stream: table).write(header: report.header, rows: rows)
+                let csv = try BufferedOutput(path: reportPath, protecting: location.protectedFiles)
+                try TableWriter(format: .csv, stream: csv).write(header: report.header, rows: rows, textColumns: report.textColumns)
+                try csv.commit()
+            } catch {
+                await reader.close()
+                throw CLIError(error.reason)
             }
-            let request = try ReportRequest(fields: try ReportField.list(by), schema: conversionSchema)
-            let report = try await ReportBuilder.run(request, on: reader)
-            await reader.close()
-            let rows = report.rows.map(report.cells)
-            let table = BufferedOutput(descriptor: STDOUT_FILENO)
-            try TableWriter(format: .table, stream: table).write(header: report.header, rows: rows)
-            let csv = try BufferedOutput(path: reportPath, protecting: location.protectedFiles)
-            try TableWriter(format: .csv, stream: csv).write(header: report.header, rows: rows, textColumns: report.textColumns)
-            try csv.commit()
-        } catch {
-            await reader.close()
-            throw CLIError(error.reason)
         }
         // A server's database is not in the folder: the closing lines name it where it is.
         let databaseLine = if location.isFile {

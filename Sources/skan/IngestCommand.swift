@@ -47,38 +47,41 @@ struct IngestCommand: AsyncParsableCommand {
         let verifier = AttributionVerifier(keyRing: try keys.keyRing())
         try RecordReader.checkReadable(files)
         let store = try storage.open(db)
-        do { try await store.migrate() } catch { throw CLIError(error.reason) }
-        let logger = Logger(label: "skan.ingest")
-        let writer = GroupCommitWriter(store: store, onFailure: StoreFailureLog(logger: logger).record)
-        let pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger)
         var progress = IngestProgress(totalBytes: files.reduce(0) { $0 + RecordReader.size(of: $1) })
         var counts: [PostbackReply.Outcome: Int] = [:]
         var refusals = RefusedRecords()
-        // The engine's periodic jobs (PostgreSQL's refusal cap) run while the postbacks are written.
-        try await StoreJob.running(store.periodicJobs, failed: { job, error in
-            logger.warning("\(job.name) failed; it runs again", metadata: ["reason": "\(error.reason)"])
-        }) { try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await writer.run() }
-            defer { writer.finish() }
-            var reader = RecordReader(paths: files)
-            while let batch = try reader.nextBatch(minimum: batchSize) {
-                let results = await pipeline.ingest(batch.map { Array($0.record.bytes) }, endpoint: "ingest",
-                                                    receivedAt: receivedAt)
-                for (result, sourced) in zip(results, batch) {
-                    counts[result.reply.outcome, default: 0] += 1
-                    refusals.note(result.reply, at: sourced.location)
+        // The store's own work (a PostgreSQL pool) runs while the postbacks are written, and stops after the close.
+        try await StoreHost.running([store]) {
+            do throws(StoreError) { try await store.migrate() } catch { throw CLIError(error.reason) }
+            let logger = Logger(label: "skan.ingest")
+            let writer = GroupCommitWriter(store: store, onFailure: StoreFailureLog(logger: logger).record)
+            let pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger)
+            // The engine's periodic jobs (PostgreSQL's refusal cap) run while the postbacks are written.
+            try await StoreJob.running(store.periodicJobs, failed: { job, error in
+                logger.warning("\(job.name) failed; it runs again", metadata: ["reason": "\(error.reason)"])
+            }) { try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await writer.run() }
+                defer { writer.finish() }
+                var reader = RecordReader(paths: files)
+                while let batch = try reader.nextBatch(minimum: batchSize) {
+                    let results = await pipeline.ingest(batch.map { Array($0.record.bytes) }, endpoint: "ingest",
+                                                        receivedAt: receivedAt)
+                    for (result, sourced) in zip(results, batch) {
+                        counts[result.reply.outcome, default: 0] += 1
+                        refusals.note(result.reply, at: sourced.location)
+                    }
+                    progress.advance(records: batch.count, bytes: batch.reduce(0) { $0 + $1.record.bytes.count + 1 })
                 }
-                progress.advance(records: batch.count, bytes: batch.reduce(0) { $0 + $1.record.bytes.count + 1 })
+                writer.finish()
+                try await group.waitForAll()
+            } }
+            progress.finish()
+            refusals.finish()
+            do throws(StoreError) {
+                try await store.close()
+            } catch {
+                throw CLIError(error.reason, exitCode: .failure)
             }
-            writer.finish()
-            try await group.waitForAll()
-        } }
-        progress.finish()
-        refusals.finish()
-        do {
-            try await store.close()
-        } catch {
-            throw CLIError(error.reason, exitCode: .failure)
         }
         let total = counts.values.reduce(0, +)
         let line = PostbackReply.Outcome.allCases.compactMap { outcome in

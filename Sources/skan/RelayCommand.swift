@@ -36,11 +36,16 @@ struct RelayCommand: AsyncParsableCommand {
         return outbox
     }
 
-    /// Opens the store at `db` with its schema up to date, runs `body` on its outbox and the store's location, and
-    /// closes it.
-    static func withOutbox<T>(_ db: String, _ body: (any Outbox, StoreLocation) async throws -> T) async throws -> T {
+    /// Opens the store at `db` with its schema up to date and hosted (``StoreHost``), runs `body` on its outbox and
+    /// the store's location, and closes it.
+    static func withOutbox<T: Sendable>(_ db: String, _ body: (any Outbox, StoreLocation) async throws -> T) async throws -> T {
         let location = try StoreLocation(db)
         let store = try location.openStore()
+        return try await StoreHost.running([store]) { try await closing(store, location, body) }
+    }
+
+    private static func closing<T: Sendable>(_ store: any PostbackStore, _ location: StoreLocation,
+                                             _ body: (any Outbox, StoreLocation) async throws -> T) async throws -> T {
         do {
             try await store.migrate()
             let result = try await body(try outbox(of: store), location)
@@ -142,14 +147,16 @@ struct RelayCommand: AsyncParsableCommand {
             }
             let count = try await RelayCommand.withOutbox(db) { outbox, location in
                 let reader = try await location.openReader()
-                let items: [OutboxItem]
-                do {
-                    items = try await RelayReplay.items(from: reader, to: target, days: days)
-                } catch {
-                    await reader.close()
-                    throw error
+                let items: [OutboxItem] = try await StoreHost.running([reader]) {
+                    do {
+                        let items = try await RelayReplay.items(from: reader, to: target, days: days)
+                        await reader.close()
+                        return items
+                    } catch {
+                        await reader.close()
+                        throw error
+                    }
                 }
-                await reader.close()
                 // In slices: one transaction per slice, so a long history never holds the writer for long.
                 var start = 0
                 while start < items.count {

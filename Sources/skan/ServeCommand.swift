@@ -168,8 +168,22 @@ struct ServeCommand: AsyncParsableCommand {
                 logger: logger))
         }
         if let dashboardPort, let dashboardAccess {
-            // The reader needs the schema: migrate now (the collector's own migration then finds nothing to do).
-            do { try await store.migrate() } catch { throw CLIError(error.reason) }
+            // The reader needs the schema: migrate now (the collector's own migration then finds nothing to do),
+            // through a store of its own hosted for that alone: the collector's store is its service group's to host.
+            let migrating = try storage.open(db)
+            do {
+                try await StoreHost.running([migrating]) {
+                    do {
+                        try await migrating.migrate()
+                        try await migrating.close()
+                    } catch {
+                        try? await migrating.close()
+                        throw error
+                    }
+                }
+            } catch let error as StoreError {
+                throw CLIError(error.reason)
+            }
             let opened = try await location.openReader()
             let campaignMaps = try location.openCampaignMapStore()
             do {

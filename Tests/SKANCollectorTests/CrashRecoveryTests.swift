@@ -101,10 +101,12 @@ struct CrashRecoveryTests {
         let ids = try await Self.loadAndKill(database: url)
         #expect(ids.count >= 300)
         let store = PostgresPostbackStore(try PostgresStoreConfiguration(url: url))
-        var missing: [String] = []
-        for id in ids where try await store.postbacks(transactionID: id).isEmpty { missing.append(id) }
-        try await store.close()
-        #expect(missing.isEmpty, "lost \(missing.count) of \(ids.count) acknowledged postbacks")
+        try await StoreHost.running([store]) {
+            var missing: [String] = []
+            for id in ids where try await store.postbacks(transactionID: id).isEmpty { missing.append(id) }
+            try await store.close()
+            #expect(missing.isEmpty, "lost \(missing.count) of \(ids.count) acknowledged postbacks")
+        }
     }
 }
 

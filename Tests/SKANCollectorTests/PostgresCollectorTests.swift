@@ -17,19 +17,22 @@ struct PostgresCollectorTests {
                                            _ test: @escaping @Sendable (Collector, any TestClientProtocol) async throws -> T)
         async throws -> T {
         let store = try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: url))
-        var logger = Logger(label: "test")
-        logger.logLevel = .critical
-        let collector = try Collector(configuration: CollectorConfiguration(port: 0), store: store,
-                                      verifier: TestPostbacks.verifier, logger: logger)
-        let result = try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { await collector.writer.run(); return nil }
-            let result = try await collector.application().test(.router) { client in try await test(collector, client) }
-            collector.writer.finish()
-            try await group.waitForAll()
+        // The store's pool runs beside the test, as a service group would run it.
+        return try await StoreHost.running([store]) {
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            let collector = try Collector(configuration: CollectorConfiguration(port: 0), store: store,
+                                          verifier: TestPostbacks.verifier, logger: logger)
+            let result = try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { await collector.writer.run(); return nil }
+                let result = try await collector.application().test(.router) { client in try await test(collector, client) }
+                collector.writer.finish()
+                try await group.waitForAll()
+                return result
+            }
+            try await store.close()
             return result
         }
-        try await store.close()
-        return result
     }
 
     /// Posts every body, a few at a time, and returns each reply's status word in the bodies' order.
@@ -80,8 +83,10 @@ struct PostgresCollectorTests {
         #expect(replies[0].filter { $0 == "accepted" }.count + replies[1].filter { $0 == "accepted" }.count > 1_900)
         #expect(try server.psql(url, "SELECT count(*) FROM postbacks").trimmingCharacters(in: .whitespacesAndNewlines) == "2000")
         let store = try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: url))
-        #expect(try await store.stats().postbacks == 2_000)
-        try await store.close()
+        try await StoreHost.running([store]) {
+            #expect(try await store.stats().postbacks == 2_000)
+            try await store.close()
+        }
     }
 
     @Test("PostgreSQL stopped under a collector: 503 and /healthz unavailable; started again: 200, no restart")

@@ -37,25 +37,27 @@ struct RelayDeliveryTests {
     func failingAtFirst(_ kind: String) async throws {
         let (store, cleanup) = try await Self.store(kind)
         defer { cleanup() }
-        let receiver = Receiver { _, attempt in attempt <= 2 ? .status(503) : .accept }
-        let port = try await receiver.start()
-        let configuration = RelayConfiguration(destinations: [H.destination(port: port)])
-        let keys = try await H.write(20, to: store, configuration: configuration)
-        let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
-        #expect(await H.eventually { receiver.accepted.count == 20 })
-        // The receiver counts a postback before its answer reaches the relay: wait for the settlement.
-        #expect(try await H.eventually { try await store.depths().allSatisfy { $0.pending == 0 && $0.dead == 0 } })
-        relay.cancel()
-        _ = try? await relay.value
-        #expect(Set(receiver.accepted.keys) == Set(keys))
-        // Three attempts each, all with the same key and body.
-        for key in keys {
-            let attempts = receiver.attempts.filter { $0.key == key }
-            #expect(attempts.count == 3)
-            #expect(Set(attempts.map(\.body)).count == 1)
+        try await StoreHost.running([store]) {
+            let receiver = Receiver { _, attempt in attempt <= 2 ? .status(503) : .accept }
+            let port = try await receiver.start()
+            let configuration = RelayConfiguration(destinations: [H.destination(port: port)])
+            let keys = try await H.write(20, to: store, configuration: configuration)
+            let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
+            #expect(await H.eventually { receiver.accepted.count == 20 })
+            // The receiver counts a postback before its answer reaches the relay: wait for the settlement.
+            #expect(try await H.eventually { try await store.depths().allSatisfy { $0.pending == 0 && $0.dead == 0 } })
+            relay.cancel()
+            _ = try? await relay.value
+            #expect(Set(receiver.accepted.keys) == Set(keys))
+            // Three attempts each, all with the same key and body.
+            for key in keys {
+                let attempts = receiver.attempts.filter { $0.key == key }
+                #expect(attempts.count == 3)
+                #expect(Set(attempts.map(\.body)).count == 1)
+            }
+            await receiver.stop()
+            try await store.close()
         }
-        await receiver.stop()
-        try await store.close()
     }
 
     @Test("a receiver that stalls is cut at the timeout and tried again")
@@ -97,24 +99,26 @@ struct RelayDeliveryTests {
     func downThenUp(_ kind: String) async throws {
         let (store, cleanup) = try await Self.store(kind)
         defer { cleanup() }
-        // A port that was free a moment ago: nothing listens there yet.
-        let probe = Receiver()
-        let port = try await probe.start()
-        await probe.stop()
-        let configuration = RelayConfiguration(destinations: [H.destination(port: port)])
-        let keys = try await H.write(10, to: store, configuration: configuration)
-        let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
-        #expect(try await H.eventually { try await store.depths().first?.lastError != nil })
-        #expect(try await store.depths().first?.pending == 10)
-        let receiver = Receiver()
-        _ = try await receiver.start(port: port)
-        // AsyncHTTPClient backs off connecting after refusals, so the first success may take seconds.
-        #expect(await H.eventually(within: 60) { receiver.accepted.count == 10 })
-        #expect(Set(receiver.accepted.keys) == Set(keys))
-        relay.cancel()
-        _ = try? await relay.value
-        await receiver.stop()
-        try await store.close()
+        try await StoreHost.running([store]) {
+            // A port that was free a moment ago: nothing listens there yet.
+            let probe = Receiver()
+            let port = try await probe.start()
+            await probe.stop()
+            let configuration = RelayConfiguration(destinations: [H.destination(port: port)])
+            let keys = try await H.write(10, to: store, configuration: configuration)
+            let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
+            #expect(try await H.eventually { try await store.depths().first?.lastError != nil })
+            #expect(try await store.depths().first?.pending == 10)
+            let receiver = Receiver()
+            _ = try await receiver.start(port: port)
+            // AsyncHTTPClient backs off connecting after refusals, so the first success may take seconds.
+            #expect(await H.eventually(within: 60) { receiver.accepted.count == 10 })
+            #expect(Set(receiver.accepted.keys) == Set(keys))
+            relay.cancel()
+            _ = try? await relay.value
+            await receiver.stop()
+            try await store.close()
+        }
     }
 
     @Test("a 404 makes dead letters after a few tries, kept, countable and revivable")

@@ -57,33 +57,35 @@ struct CampaignMapStoreTests {
         let (engine, location, cleanup) = try kind.make()
         defer { cleanup() }
         let store = try engine.openCampaignMapStore(location)
-        try await store.migrate()
-        #expect(try await store.entries().isEmpty)
+        try await StoreHost.running([store]) {
+            try await store.migrate()
+            #expect(try await store.entries().isEmpty)
 
-        let first = try map("""
-            a.skadnetwork,5239,,2026-03-01,2026-05-31,Spring sale,Lapsed players,Video 15s,US
-            a.skadnetwork,5239,,2026-06-01,,Summer sale,,,
-            a.skadnetwork,,12,,,Old install campaign,,,
-            b.skadnetwork,39,,,,Theirs,,,
+            let first = try map("""
+                a.skadnetwork,5239,,2026-03-01,2026-05-31,Spring sale,Lapsed players,Video 15s,US
+                a.skadnetwork,5239,,2026-06-01,,Summer sale,,,
+                a.skadnetwork,,12,,,Old install campaign,,,
+                b.skadnetwork,39,,,,Theirs,,,
 
-            """, source: "first.csv")
-        let outcome = try await store.replace(CampaignMapImport(first, source: "first.csv", importedAt: at))
-        #expect(outcome == CampaignMapImport.Outcome(added: 4, removed: 0))
-        // Every field back, in one order on every engine: by network, campaign ids first, then period.
-        #expect(try await store.entries() == CampaignMapTable.sorted(first.entries))
-        #expect(try await store.entries().map(\.origin) == ["first.csv:4", "first.csv:2", "first.csv:3", "first.csv:5"])
+                """, source: "first.csv")
+            let outcome = try await store.replace(CampaignMapImport(first, source: "first.csv", importedAt: at))
+            #expect(outcome == CampaignMapImport.Outcome(added: 4, removed: 0))
+            // Every field back, in one order on every engine: by network, campaign ids first, then period.
+            #expect(try await store.entries() == CampaignMapTable.sorted(first.entries))
+            #expect(try await store.entries().map(\.origin) == ["first.csv:4", "first.csv:2", "first.csv:3", "first.csv:5"])
 
-        let second = try map("a.skadnetwork,5240,,,,Autumn,New players,,DE\n", source: "second.csv")
-        let replaced = try await store.replace(CampaignMapImport(second, source: "second.csv", importedAt: at + 60))
-        #expect(replaced == CampaignMapImport.Outcome(added: 1, removed: 3))
-        let names = try await store.entries().map { "\($0.network) \($0.number.value) \($0.names.campaign)" }
-        #expect(names == ["a.skadnetwork 5240 Autumn", "b.skadnetwork 39 Theirs"])
-        let imports = try await store.imports()
-        #expect(imports.map(\.source) == ["first.csv", "second.csv"])
-        #expect(imports.map(\.networks) == ["a.skadnetwork,b.skadnetwork", "a.skadnetwork"])
-        #expect(imports.map(\.rows) == [4, 1])
-        #expect(imports.first?.importedAt == Timestamp.iso8601(at))
-        await store.close()
+            let second = try map("a.skadnetwork,5240,,,,Autumn,New players,,DE\n", source: "second.csv")
+            let replaced = try await store.replace(CampaignMapImport(second, source: "second.csv", importedAt: at + 60))
+            #expect(replaced == CampaignMapImport.Outcome(added: 1, removed: 3))
+            let names = try await store.entries().map { "\($0.network) \($0.number.value) \($0.names.campaign)" }
+            #expect(names == ["a.skadnetwork 5240 Autumn", "b.skadnetwork 39 Theirs"])
+            let imports = try await store.imports()
+            #expect(imports.map(\.source) == ["first.csv", "second.csv"])
+            #expect(imports.map(\.networks) == ["a.skadnetwork,b.skadnetwork", "a.skadnetwork"])
+            #expect(imports.map(\.rows) == [4, 1])
+            #expect(imports.first?.importedAt == Timestamp.iso8601(at))
+            await store.close()
+        }
     }
 
     @Test("reading the map from a collector's SQLite file leaves no -wal or -shm beside it")
@@ -150,9 +152,12 @@ struct CampaignMapStoreTests {
         defer { cleanup() }
         let (entries, _) = try GoldenReportTests.simulatedEntries("skan-4.0-subscription", devices: 200)
         let postbacks = try engine.openStore(location, options: StoreOptions(durability: .normal))
-        try await postbacks.migrate()
-        let outcomes = try await postbacks.write(entries)
-        try await postbacks.close()
+        let outcomes = try await StoreHost.running([postbacks]) {
+            try await postbacks.migrate()
+            let outcomes = try await postbacks.write(entries)
+            try await postbacks.close()
+            return outcomes
+        }
 
         // A map naming only adnet1's Spring sale at four digits, and rival22's number for one dated period that
         // covers none of the simulated days: everything else must show as unmapped, never dropped.
@@ -162,10 +167,13 @@ struct CampaignMapStoreTests {
 
             """)
         let store = try engine.openCampaignMapStore(location)
-        try await store.migrate()
-        try await store.replace(CampaignMapImport(names, source: "names.csv", importedAt: at))
-        let stored = try CampaignMap(entries: try await store.entries())
-        await store.close()
+        let stored = try await StoreHost.running([store]) {
+            try await store.migrate()
+            try await store.replace(CampaignMapImport(names, source: "names.csv", importedAt: at))
+            let stored = try CampaignMap(entries: try await store.entries())
+            await store.close()
+            return stored
+        }
 
         // By hand: 5239 and the digits of it a lower tier keeps (239, 39) are Spring sale on adnet1; every other
         // number is unmapped under its own digits.
@@ -181,8 +189,11 @@ struct CampaignMapStoreTests {
         #expect(expected.keys.contains("(unmapped 3120)"))
 
         let reader = try await engine.openReader(location)
-        let report = try await ReportBuilder.run(try ReportRequest(fields: [.campaignName], campaigns: stored), on: reader)
-        await reader.close()
+        let report = try await StoreHost.running([reader]) {
+            let report = try await ReportBuilder.run(try ReportRequest(fields: [.campaignName], campaigns: stored), on: reader)
+            await reader.close()
+            return report
+        }
         let counted = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.keys[0] ?? "", $0.postbacks) })
         #expect(counted == expected)
         #expect(report.rows.reduce(0) { $0 + $1.postbacks } == outcomes.filter { $0 == .stored }.count, "no postback dropped")

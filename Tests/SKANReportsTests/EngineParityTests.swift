@@ -41,53 +41,58 @@ struct EngineParityTests {
         try await sqlite.close()
         let configuration = try PostgresStoreConfiguration(url: try server.makeDatabase())
         let postgres = try await PostgresPostbackStore.open(configuration)
-        let postgresOutcomes = try await postgres.write(entries)
-        try await postgres.close()
+        let postgresOutcomes = try await StoreHost.running([postgres]) {
+            let outcomes = try await postgres.write(entries)
+            try await postgres.close()
+            return outcomes
+        }
         #expect(postgresOutcomes == sqliteOutcomes)
         #expect(sqliteOutcomes.filter { $0 == .stored }.count > 200)
 
         let readers: [any PostbackReader] = [try SQLitePostbackReader(path: path), try await PostgresPostbackReader.open(configuration)]
-        let namesPath = GoldenReportTests.root.appendingPathComponent("Samples/campaigns/skan-4.0-subscription-names.csv").path
-        let names = try CampaignMap(csv: String(contentsOfFile: namesPath, encoding: .utf8), source: namesPath)
-        for request in Self.requests {
-            var schema: ConversionSchema?
-            if let name = request.schema {
-                let schemaPath = GoldenReportTests.root.appendingPathComponent("Samples/schemas/\(name).csv").path
-                schema = try ConversionSchema(csv: String(contentsOfFile: schemaPath, encoding: .utf8), source: schemaPath)
+        try await StoreHost.running(readers) {
+            let namesPath = GoldenReportTests.root.appendingPathComponent("Samples/campaigns/skan-4.0-subscription-names.csv").path
+            let names = try CampaignMap(csv: String(contentsOfFile: namesPath, encoding: .utf8), source: namesPath)
+            for request in Self.requests {
+                var schema: ConversionSchema?
+                if let name = request.schema {
+                    let schemaPath = GoldenReportTests.root.appendingPathComponent("Samples/schemas/\(name).csv").path
+                    schema = try ConversionSchema(csv: String(contentsOfFile: schemaPath, encoding: .utf8), source: schemaPath)
+                }
+                let fields = request.fields.isEmpty ? [] : try ReportField.list(request.fields)
+                let built = try ReportRequest(fields: fields, day: request.day, schema: schema, campaigns: names)
+                var outputs: [String] = []
+                for reader in readers { outputs.append(try GoldenReportTests.csv(try await ReportBuilder.run(built, on: reader))) }
+                #expect(outputs[0] == outputs[1], "report by \(request.fields) (\(request.day.rawValue)) differs")
+                #expect(outputs[0].split(whereSeparator: \.isNewline).count >= 2, "a header and at least one row")
             }
-            let fields = request.fields.isEmpty ? [] : try ReportField.list(request.fields)
-            let built = try ReportRequest(fields: fields, day: request.day, schema: schema, campaigns: names)
-            var outputs: [String] = []
-            for reader in readers { outputs.append(try GoldenReportTests.csv(try await ReportBuilder.run(built, on: reader))) }
-            #expect(outputs[0] == outputs[1], "report by \(request.fields) (\(request.day.rawValue)) differs")
-            #expect(outputs[0].split(whereSeparator: \.isNewline).count >= 2, "a header and at least one row")
-        }
-        // Filters are compared as text on both engines: numbers, booleans, absent values, two at once.
-        let filtered: [(fields: String, filters: [String])] = [
-            ("day", ["window=0"]), ("ad-network", ["did-win=false", "framework=skadnetwork"]), ("", ["coarse-value="]),
-            ("campaign", ["tier=4", "interaction=click"]), ("window", ["conversion-value="]),
-        ]
-        for request in filtered {
-            let fields = request.fields.isEmpty ? [] : try ReportField.list(request.fields)
-            let built = try ReportRequest(fields: fields, filters: try request.filters.map { try ReportFilter(parsing: $0) })
-            var outputs: [String] = []
-            for reader in readers { outputs.append(try GoldenReportTests.csv(try await ReportBuilder.run(built, on: reader))) }
-            #expect(outputs[0] == outputs[1], "report by \(request.fields) where \(request.filters) differs")
-            #expect(outputs[0].split(whereSeparator: \.isNewline).count >= 2, "\(request.filters) keeps some postbacks")
-        }
-        for (rejected, format) in [(false, Exporter.Format.csv), (false, .jsonl), (true, .csv)] {
-            var outputs: [String] = []
-            for reader in readers {
-                let out = FileManager.default.temporaryDirectory.appendingPathComponent("skan-parity-\(UUID().uuidString)").path
-                defer { try? FileManager.default.removeItem(atPath: out) }
-                let stream = try BufferedOutput(path: out)
-                try await Exporter.export(from: reader, rejected: rejected, format: format, to: stream)
-                try stream.commit()
-                outputs.append(try String(contentsOfFile: out, encoding: .utf8))
+            // Filters are compared as text on both engines: numbers, booleans, absent values, two at once.
+            let filtered: [(fields: String, filters: [String])] = [
+                ("day", ["window=0"]), ("ad-network", ["did-win=false", "framework=skadnetwork"]), ("", ["coarse-value="]),
+                ("campaign", ["tier=4", "interaction=click"]), ("window", ["conversion-value="]),
+            ]
+            for request in filtered {
+                let fields = request.fields.isEmpty ? [] : try ReportField.list(request.fields)
+                let built = try ReportRequest(fields: fields, filters: try request.filters.map { try ReportFilter(parsing: $0) })
+                var outputs: [String] = []
+                for reader in readers { outputs.append(try GoldenReportTests.csv(try await ReportBuilder.run(built, on: reader))) }
+                #expect(outputs[0] == outputs[1], "report by \(request.fields) where \(request.filters) differs")
+                #expect(outputs[0].split(whereSeparator: \.isNewline).count >= 2, "\(request.filters) keeps some postbacks")
             }
-            #expect(outputs[0] == outputs[1], "export (rejected: \(rejected), \(format.rawValue)) differs")
-            #expect(outputs[0].count > 100)
+            for (rejected, format) in [(false, Exporter.Format.csv), (false, .jsonl), (true, .csv)] {
+                var outputs: [String] = []
+                for reader in readers {
+                    let out = FileManager.default.temporaryDirectory.appendingPathComponent("skan-parity-\(UUID().uuidString)").path
+                    defer { try? FileManager.default.removeItem(atPath: out) }
+                    let stream = try BufferedOutput(path: out)
+                    try await Exporter.export(from: reader, rejected: rejected, format: format, to: stream)
+                    try stream.commit()
+                    outputs.append(try String(contentsOfFile: out, encoding: .utf8))
+                }
+                #expect(outputs[0] == outputs[1], "export (rejected: \(rejected), \(format.rawValue)) differs")
+                #expect(outputs[0].count > 100)
+            }
+            for reader in readers { await reader.close() }
         }
-        for reader in readers { await reader.close() }
     }
 }

@@ -48,9 +48,11 @@ struct IntegrityReportTests {
     static func reader(_ engine: Engine, _ batches: [[StoreEntry]]) async throws -> (any PostbackReader, @Sendable () -> Void) {
         let (storage, location, cleanup) = try engine.make()
         let store = try storage.openStore(location, options: StoreOptions(durability: .normal))
-        try await store.migrate()
-        for batch in batches { _ = try await store.write(batch) }
-        try await store.close()
+        try await StoreHost.running([store]) {
+            try await store.migrate()
+            for batch in batches { _ = try await store.write(batch) }
+            try await store.close()
+        }
         return (try await storage.openReader(location), cleanup)
     }
 
@@ -71,54 +73,56 @@ struct IntegrityReportTests {
              Self.entry(agreeing, at: Self.developer)],
         ])
         defer { cleanup() }
-        let rows = try await IntegrityReport.rows(from: reader)
-        #expect(rows.count == 1)
-        let row = try #require(rows.first)
-        #expect(row.network == "example.skadnetwork")
-        #expect(row.conflicts == 1)
-        #expect(row.conflictsByField == ["conversion-value": 1])
-        #expect(row.copiesDisagreeing == 1)
-        #expect(row.copiesAgreeing == 1)
-        #expect(row.networkOnly == 1)
-        #expect(row.developerOnly == 1)
-        #expect(row.rules.isEmpty)
-        // The kept rows: the disagreeing copy with both values and where each came from, the agreeing copy (once).
-        var exported: [[String: String]] = []
-        var names: [String] = []
-        try await reader.export(.repeats) { names = $0 } each: { row in
-            var values: [String: String] = [:]
-            for index in 0..<row.valueCount {
-                switch row.value(at: index) {
-                case .text(let bytes), .blob(let bytes): values[names[index]] = String(decoding: bytes, as: UTF8.self)
-                case .integer(let number): values[names[index]] = String(number)
-                default: break
+        try await StoreHost.running([reader]) {
+            let rows = try await IntegrityReport.rows(from: reader)
+            #expect(rows.count == 1)
+            let row = try #require(rows.first)
+            #expect(row.network == "example.skadnetwork")
+            #expect(row.conflicts == 1)
+            #expect(row.conflictsByField == ["conversion-value": 1])
+            #expect(row.copiesDisagreeing == 1)
+            #expect(row.copiesAgreeing == 1)
+            #expect(row.networkOnly == 1)
+            #expect(row.developerOnly == 1)
+            #expect(row.rules.isEmpty)
+            // The kept rows: the disagreeing copy with both values and where each came from, the agreeing copy (once).
+            var exported: [[String: String]] = []
+            var names: [String] = []
+            try await reader.export(.repeats) { names = $0 } each: { row in
+                var values: [String: String] = [:]
+                for index in 0..<row.valueCount {
+                    switch row.value(at: index) {
+                    case .text(let bytes), .blob(let bytes): values[names[index]] = String(decoding: bytes, as: UTF8.self)
+                    case .integer(let number): values[names[index]] = String(number)
+                    default: break
+                    }
                 }
+                exported.append(values)
             }
-            exported.append(values)
+            #expect(names == RepeatTable.exportColumns)
+            #expect(exported.count == 2)
+            let conflict = try #require(exported.first { $0["differing"] == "conversion-value" })
+            #expect(conflict["first_conversion_value"] == "20")
+            #expect(conflict["repeat_conversion_value"] == "42")
+            #expect(conflict["first_side"] == "network")
+            #expect(conflict["first_endpoint"] == Self.network)
+            #expect(conflict["repeat_side"] == "developer")
+            #expect(conflict["repeat_endpoint"] == Self.developer)
+            #expect(conflict["repeat_client_address"] == "203.0.113.9")
+            #expect(conflict["transaction_id"] == disagreeing.transactionID)
+            #expect(conflict["repeat_raw_body"] == String(decoding: developerCopy.1, as: UTF8.self))
+            #expect(exported.filter { ($0["differing"] ?? "").isEmpty }.count == 1)
+            #expect(try await reader.stats().conflicts == 1)
+            let latest = try await reader.latestConflicts(limit: 5)
+            #expect(latest.map(\.dedupID) == [disagreeing.transactionID])
+            #expect(latest.first?.firstValues == "conversion-value=20;coarse-value=;country=;interaction=1")
+            #expect(latest.first?.repeatValues == "conversion-value=42;coarse-value=;country=;interaction=1")
+            #expect(latest.first?.clientAddress == "203.0.113.9")
+            // An agreeing copy keeps no body: its stored postback has the same.
+            let agreeingRow = try #require(exported.first { ($0["differing"] ?? "").isEmpty })
+            #expect((agreeingRow["repeat_raw_body"] ?? "").isEmpty)
+            await reader.close()
         }
-        #expect(names == RepeatTable.exportColumns)
-        #expect(exported.count == 2)
-        let conflict = try #require(exported.first { $0["differing"] == "conversion-value" })
-        #expect(conflict["first_conversion_value"] == "20")
-        #expect(conflict["repeat_conversion_value"] == "42")
-        #expect(conflict["first_side"] == "network")
-        #expect(conflict["first_endpoint"] == Self.network)
-        #expect(conflict["repeat_side"] == "developer")
-        #expect(conflict["repeat_endpoint"] == Self.developer)
-        #expect(conflict["repeat_client_address"] == "203.0.113.9")
-        #expect(conflict["transaction_id"] == disagreeing.transactionID)
-        #expect(conflict["repeat_raw_body"] == String(decoding: developerCopy.1, as: UTF8.self))
-        #expect(exported.filter { ($0["differing"] ?? "").isEmpty }.count == 1)
-        #expect(try await reader.stats().conflicts == 1)
-        let latest = try await reader.latestConflicts(limit: 5)
-        #expect(latest.map(\.dedupID) == [disagreeing.transactionID])
-        #expect(latest.first?.firstValues == "conversion-value=20;coarse-value=;country=;interaction=1")
-        #expect(latest.first?.repeatValues == "conversion-value=42;coarse-value=;country=;interaction=1")
-        #expect(latest.first?.clientAddress == "203.0.113.9")
-        // An agreeing copy keeps no body: its stored postback has the same.
-        let agreeingRow = try #require(exported.first { ($0["differing"] ?? "").isEmpty })
-        #expect((agreeingRow["repeat_raw_body"] ?? "").isEmpty)
-        await reader.close()
     }
 
     /// A postback that breaks `rule`, and one like it that does not.
@@ -151,14 +155,19 @@ struct IntegrityReportTests {
         let cases = Self.pairs()
         for (rule, trips, passes) in cases {
             let (reader, cleanup) = try await Self.reader(engine, [[Self.entry(trips, at: Self.network)]])
-            let tripped = try await reader.checks(from: nil, to: nil)
-            #expect(tripped.flatMap(\.rules) .map(\.key) == [rule], "\(rule)")
-            #expect(tripped.first?.rules[rule] == 1, "\(rule)")
-            await reader.close()
+            try await StoreHost.running([reader]) {
+                let tripped = try await reader.checks(from: nil, to: nil)
+                #expect(tripped.flatMap(\.rules) .map(\.key) == [rule], "\(rule)")
+                #expect(tripped.first?.rules[rule] == 1, "\(rule)")
+                await reader.close()
+            }
             cleanup()
             let (clean, cleanupClean) = try await Self.reader(engine, [[Self.entry(passes, at: Self.network)]])
-            #expect(try await clean.checks(from: nil, to: nil).allSatisfy { $0.rules.isEmpty }, "\(rule)")
-            await clean.close()
+            try await StoreHost.running([clean]) {
+                let checks = try await clean.checks(from: nil, to: nil)
+                #expect(checks.allSatisfy { $0.rules.isEmpty }, "\(rule)")
+                await clean.close()
+            }
             cleanupClean()
         }
     }
@@ -167,10 +176,14 @@ struct IntegrityReportTests {
     func dateRange(_ engine: Engine) async throws {
         let (reader, cleanup) = try await Self.reader(engine, [[Self.entry(Self.pairs()[1].trips, at: Self.network)]])
         defer { cleanup() }
-        let day = String(Timestamp.iso8601(Self.receivedAt).prefix(10))
-        #expect(try await IntegrityReport.rows(from: reader, from: day, to: day).first?.rules == [.fineAndCoarse: 1])
-        #expect(try await IntegrityReport.rows(from: reader, from: "2099-01-01").isEmpty)
-        await reader.close()
+        try await StoreHost.running([reader]) {
+            let day = String(Timestamp.iso8601(Self.receivedAt).prefix(10))
+            let that = try await IntegrityReport.rows(from: reader, from: day, to: day)
+            #expect(that.first?.rules == [.fineAndCoarse: 1])
+            let later = try await IntegrityReport.rows(from: reader, from: "2099-01-01")
+            #expect(later.isEmpty)
+            await reader.close()
+        }
     }
 
     /// A postback of `network` and copies of it with `changes` applied to what Apple does not sign.

@@ -41,13 +41,15 @@ struct ReaderConformanceTests {
     /// Writes `entries` through `engine`'s store at `location` in batches, then opens its reader.
     static func stored(_ entries: [StoreEntry], engine: any StorageEngine, location: String) async throws -> any PostbackReader {
         let store = try engine.openStore(location, options: StoreOptions(durability: .normal, rejectionCap: RejectionCap(maximumRows: 10)))
-        try await store.migrate()
-        for start in stride(from: 0, to: entries.count, by: 500) {
-            _ = try await store.write(Array(entries[start..<min(start + 500, entries.count)]))
+        try await StoreHost.running([store]) {
+            try await store.migrate()
+            for start in stride(from: 0, to: entries.count, by: 500) {
+                _ = try await store.write(Array(entries[start..<min(start + 500, entries.count)]))
+            }
+            // PostgreSQL's refusal cap is a periodic job: run it now, as the store conformance suite's `settle` does.
+            if let store = store as? PostgresPostbackStore { try await store.enforceRejectionCap() }
+            try await store.close()
         }
-        // PostgreSQL's refusal cap is a periodic job: run it now, as the store conformance suite's `settle` does.
-        if let store = store as? PostgresPostbackStore { try await store.enforceRejectionCap() }
-        try await store.close()
         return try await engine.openReader(location)
     }
 
@@ -84,27 +86,29 @@ struct ReaderConformanceTests {
         let (other, location, cleanup) = try engine.make()
         defer { cleanup() }
         let reader = try await Self.stored(entries, engine: other, location: location)
-        var compared = 0
-        for query in ReaderTraffic.queries {
-            let expected = Self.canonical(try await Self.rows(query, on: reference), query)
-            let actual = Self.canonical(try await Self.rows(query, on: reader), query)
-            #expect(actual == expected, "\(engine.rawValue) differs from memory on \(query)")
-            compared += expected.count
-        }
-        // The data reaches every shape: thousands of groups in all, not a few.
-        #expect(compared > 5_000)
-        for (rejected, format) in [(false, Exporter.Format.csv), (false, .jsonl), (true, .csv), (true, .jsonl)] {
-            let expected = try await Self.export(reference, rejected: rejected, format: format)
-            let actual = try await Self.export(reader, rejected: rejected, format: format)
-            #expect(actual == expected, "\(engine.rawValue) export (rejected: \(rejected), \(format.rawValue)) differs from memory")
-            if actual != expected, let first = zip(actual.split(separator: "\n"), expected.split(separator: "\n")).first(where: { $0 != $1 }) {
-                print("first differing line:\n  \(engine.rawValue): \(first.0.prefix(400))\n  memory: \(first.1.prefix(400))")
+        try await StoreHost.running([reader]) {
+            var compared = 0
+            for query in ReaderTraffic.queries {
+                let expected = Self.canonical(try await Self.rows(query, on: reference), query)
+                let actual = Self.canonical(try await Self.rows(query, on: reader), query)
+                #expect(actual == expected, "\(engine.rawValue) differs from memory on \(query)")
+                compared += expected.count
             }
-            #expect(expected.count > 1_000)
+            // The data reaches every shape: thousands of groups in all, not a few.
+            #expect(compared > 5_000)
+            for (rejected, format) in [(false, Exporter.Format.csv), (false, .jsonl), (true, .csv), (true, .jsonl)] {
+                let expected = try await Self.export(reference, rejected: rejected, format: format)
+                let actual = try await Self.export(reader, rejected: rejected, format: format)
+                #expect(actual == expected, "\(engine.rawValue) export (rejected: \(rejected), \(format.rawValue)) differs from memory")
+                if actual != expected, let first = zip(actual.split(separator: "\n"), expected.split(separator: "\n")).first(where: { $0 != $1 }) {
+                    print("first differing line:\n  \(engine.rawValue): \(first.0.prefix(400))\n  memory: \(first.1.prefix(400))")
+                }
+                #expect(expected.count > 1_000)
+            }
+            #expect(try await reader.stats() == reference.stats())
+            #expect(try await reader.latestRefusals(limit: 5) == reference.latestRefusals(limit: 5))
+            await reader.close()
         }
-        #expect(try await reader.stats() == reference.stats())
-        #expect(try await reader.latestRefusals(limit: 5) == reference.latestRefusals(limit: 5))
-        await reader.close()
     }
 
     @Test("runs on PostgreSQL too, or says why not (and fails where SKAN_REQUIRE_POSTGRES=1)")

@@ -131,30 +131,32 @@ struct RollupTests {
     /// Every query of ``queries`` reads the rollup and gives the rows of the scan; returns the total.
     static func expectRollupsEqualScan(_ location: Location, _ comment: String) async throws -> Int {
         let reader = try await location.reader()
-        // A view of one campaign, as the dashboard's campaign filter makes it, for each of the sample's first three.
-        let campaigns = try await rows(reader, AggregateQuery(dimensions: [.campaign]), rollups: false).prefix(3).map(\.keys[0])
-        let views = campaigns.flatMap { campaign in
-            [[AggregateQuery.Dimension](), [.conversionValue], [.window, .tier], [.day, .network], [.day, .framework], [.day]].map {
-                AggregateQuery(dimensions: $0, filters: [AggregateQuery.Filter(.campaign, equals: campaign)])
+        return try await StoreHost.running([reader]) {
+            // A view of one campaign, as the dashboard's campaign filter makes it, for each of the sample's first three.
+            let campaigns = try await rows(reader, AggregateQuery(dimensions: [.campaign]), rollups: false).prefix(3).map(\.keys[0])
+            let views = campaigns.flatMap { campaign in
+                [[AggregateQuery.Dimension](), [.conversionValue], [.window, .tier], [.day, .network], [.day, .framework], [.day]].map {
+                    AggregateQuery(dimensions: $0, filters: [AggregateQuery.Filter(.campaign, equals: campaign)])
+                }
             }
+            #expect(views.count == 18)
+            for query in queries + views {
+                // The smallest rollup that holds the query: the one without campaigns unless the query reads them, then
+                // campaigns by day with their counts unless it also reads what decides the counts.
+                let readsCampaigns = query.dimensions.contains(.campaign) || query.filters.contains { $0.dimension == .campaign }
+                let used = Set(query.dimensions + query.filters.map(\.dimension))
+                let smallest = !readsCampaigns ? PostbackRollup.withoutCampaigns
+                    : used.isSubset(of: [.day, .campaign, .framework]) && !query.splitsByValue
+                    ? PostbackRollup.campaignDays : PostbackRollup.withCampaigns
+                #expect(Self.table(reader.statement(for: query).sql) == smallest.name, "\(query) reads \(smallest.name)")
+                let scan = try await rows(reader, query, rollups: false)
+                #expect(!scan.isEmpty)
+                #expect(try await rows(reader, query, rollups: true) == scan, "\(comment): \(query.dimensions) \(query.filters)")
+            }
+            let total = try await rows(reader, AggregateQuery(dimensions: []), rollups: true).first?.postbacks ?? 0
+            await reader.close()
+            return total
         }
-        #expect(views.count == 18)
-        for query in queries + views {
-            // The smallest rollup that holds the query: the one without campaigns unless the query reads them, then
-            // campaigns by day with their counts unless it also reads what decides the counts.
-            let readsCampaigns = query.dimensions.contains(.campaign) || query.filters.contains { $0.dimension == .campaign }
-            let used = Set(query.dimensions + query.filters.map(\.dimension))
-            let smallest = !readsCampaigns ? PostbackRollup.withoutCampaigns
-                : used.isSubset(of: [.day, .campaign, .framework]) && !query.splitsByValue
-                ? PostbackRollup.campaignDays : PostbackRollup.withCampaigns
-            #expect(Self.table(reader.statement(for: query).sql) == smallest.name, "\(query) reads \(smallest.name)")
-            let scan = try await rows(reader, query, rollups: false)
-            #expect(!scan.isEmpty)
-            #expect(try await rows(reader, query, rollups: true) == scan, "\(comment): \(query.dimensions) \(query.filters)")
-        }
-        let total = try await rows(reader, AggregateQuery(dimensions: []), rollups: true).first?.postbacks ?? 0
-        await reader.close()
-        return total
     }
 
     @Test("the rollup gives the scan's rows; repeats and refusals count nothing", arguments: Engine.allCases)
@@ -163,14 +165,17 @@ struct RollupTests {
         defer { location.remove() }
         let (first, second) = try Self.campaigns()
         let store = try await location.store()
-        // A batch with repeats inside it, then one with repeats of the first batch, a refusal and new postbacks.
-        let repeats = Array(first.prefix(40))
-        var outcomes = try await store.write(first + repeats)
-        let verifier = AttributionVerifier()
-        let refusal = StoreEntry.rejected(RejectedPostback(verdict: verifier.verify(Array("{}".utf8)), rawBody: Array("{}".utf8),
-                                                           receivedAt: Date(timeIntervalSince1970: 1_770_000_000), endpoint: "/postbacks"))
-        outcomes += try await store.write(repeats + [refusal] + second)
-        try await store.close()
+        let outcomes = try await StoreHost.running([store]) {
+            // A batch with repeats inside it, then one with repeats of the first batch, a refusal and new postbacks.
+            let repeats = Array(first.prefix(40))
+            var outcomes = try await store.write(first + repeats)
+            let verifier = AttributionVerifier()
+            let refusal = StoreEntry.rejected(RejectedPostback(verdict: verifier.verify(Array("{}".utf8)), rawBody: Array("{}".utf8),
+                                                               receivedAt: Date(timeIntervalSince1970: 1_770_000_000), endpoint: "/postbacks"))
+            outcomes += try await store.write(repeats + [refusal] + second)
+            try await store.close()
+            return outcomes
+        }
         let stored = outcomes.filter { $0 == .stored }.count
         #expect(outcomes.filter { $0 == .duplicate }.count >= 80)
         #expect(stored + outcomes.filter { $0 == .duplicate }.count == first.count + second.count + 80)
@@ -244,23 +249,27 @@ struct RollupTests {
         let location = try Location.make(engine)
         defer { location.remove() }
         let (first, second) = try Self.campaigns()
-        var store = try await location.store()
-        _ = try await store.write(first)
-        try await store.close()
+        let earlier = try await location.store()
+        try await StoreHost.running([earlier]) {
+            _ = try await earlier.write(first)
+            try await earlier.close()
+        }
         try location.dropRollups()
         // Opening migrates again: SQLite's reader, or PostgreSQL's store.
-        store = try await location.store()
-        if case .sqlite(let path) = location {
-            // Migration 0008 marked every row folded and 0013 moved the counted rollups into their file: nothing is
-            // left to fold from `postbacks`, and no fold has run yet (fewer than a step wait).
-            let state = try await Self.folded(path)
-            #expect(state.watermark == state.stored && state.rollup == state.stored, "\(state)")
+        let store = try await location.store()
+        try await StoreHost.running([store]) {
+            if case .sqlite(let path) = location {
+                // Migration 0008 marked every row folded and 0013 moved the counted rollups into their file: nothing
+                // is left to fold from `postbacks`, and no fold has run yet (fewer than a step wait).
+                let state = try await Self.folded(path)
+                #expect(state.watermark == state.stored && state.rollup == state.stored, "\(state)")
+            }
+            let before = try await Self.expectRollupsEqualScan(location, "after the migration")
+            #expect(before > 100)
+            let stored = try await store.write(second + Array(first.prefix(10))).filter { $0 == .stored }.count
+            try await store.close()
+            #expect(try await Self.expectRollupsEqualScan(location, "after writes on the migrated rollup") == before + stored)
         }
-        let before = try await Self.expectRollupsEqualScan(location, "after the migration")
-        #expect(before > 100)
-        let stored = try await store.write(second + Array(first.prefix(10))).filter { $0 == .stored }.count
-        try await store.close()
-        #expect(try await Self.expectRollupsEqualScan(location, "after writes on the migrated rollup") == before + stored)
     }
 
     @Test("two collectors writing at once, with postbacks in common, count each postback once")
@@ -270,16 +279,18 @@ struct RollupTests {
         let (first, second) = try Self.campaigns()
         let all = first + second
         let a = try await location.store(), b = try await location.store()
-        // Each writes two thirds, in batches, the middle third by both.
-        let third = all.count / 3
-        async let left: Int = Self.write(Array(all[..<(2 * third)]), to: a)
-        async let right: Int = Self.write(Array(all[third...]), to: b)
-        let stored = try await left + right
-        #expect(stored > 100)
-        #expect(try await Self.expectRollupsEqualScan(location, "before the stores close") == stored)
-        try await a.close()
-        try await b.close()
-        #expect(try await Self.expectRollupsEqualScan(location, "after their rows were folded") == stored)
+        try await StoreHost.running([a, b]) {
+            // Each writes two thirds, in batches, the middle third by both.
+            let third = all.count / 3
+            async let left: Int = Self.write(Array(all[..<(2 * third)]), to: a)
+            async let right: Int = Self.write(Array(all[third...]), to: b)
+            let stored = try await left + right
+            #expect(stored > 100)
+            #expect(try await Self.expectRollupsEqualScan(location, "before the stores close") == stored)
+            try await a.close()
+            try await b.close()
+            #expect(try await Self.expectRollupsEqualScan(location, "after their rows were folded") == stored)
+        }
     }
 
     /// Writes `entries` in batches of 50 and returns how many were stored.

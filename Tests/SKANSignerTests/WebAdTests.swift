@@ -144,23 +144,25 @@ struct WebAdTests {
             }
             store = PostgresWebAdStore(try PostgresStoreConfiguration(url: try server.makeDatabase()))
         }
-        try await store.migrate()
-        try await store.migrate()  // idempotent
-        let start = Date(timeIntervalSince1970: 1_700_000_000)
-        let ads = (0..<3).map { index in
-            RegisteredWebAd(nonce: UUID(), sourceDomain: "site\(index).example", response: #"{"n":\#(index)}"#,
-                            expiresAt: start.addingTimeInterval(Double(index + 1) * 60))
+        try await StoreHost.running([store]) {
+            try await store.migrate()
+            try await store.migrate()  // idempotent
+            let start = Date(timeIntervalSince1970: 1_700_000_000)
+            let ads = (0..<3).map { index in
+                RegisteredWebAd(nonce: UUID(), sourceDomain: "site\(index).example", response: #"{"n":\#(index)}"#,
+                                expiresAt: start.addingTimeInterval(Double(index + 1) * 60))
+            }
+            for ad in ads { try await store.register(ad) }
+            await #expect(throws: StoreError.self) { try await store.register(ads[0]) }
+            #expect(try await store.ad(nonce: ads[1].nonce, at: start)?.response == #"{"n":1}"#)
+            #expect(try await store.ad(nonce: ads[1].nonce, at: start)?.sourceDomain == "site1.example")
+            #expect(try await store.ad(nonce: UUID(), at: start) == nil)
+            #expect(try await store.ad(nonce: ads[0].nonce, at: start.addingTimeInterval(60)) == nil)
+            #expect(try await store.count() == 3)
+            #expect(try await store.removeExpired(at: start.addingTimeInterval(120)) == 2)
+            #expect(try await store.count() == 1)
+            #expect(try await store.ad(nonce: ads[2].nonce, at: start.addingTimeInterval(120))?.response == #"{"n":2}"#)
+            try await store.close()
         }
-        for ad in ads { try await store.register(ad) }
-        await #expect(throws: StoreError.self) { try await store.register(ads[0]) }
-        #expect(try await store.ad(nonce: ads[1].nonce, at: start)?.response == #"{"n":1}"#)
-        #expect(try await store.ad(nonce: ads[1].nonce, at: start)?.sourceDomain == "site1.example")
-        #expect(try await store.ad(nonce: UUID(), at: start) == nil)
-        #expect(try await store.ad(nonce: ads[0].nonce, at: start.addingTimeInterval(60)) == nil)
-        #expect(try await store.count() == 3)
-        #expect(try await store.removeExpired(at: start.addingTimeInterval(120)) == 2)
-        #expect(try await store.count() == 1)
-        #expect(try await store.ad(nonce: ads[2].nonce, at: start.addingTimeInterval(120))?.response == #"{"n":2}"#)
-        try await store.close()
     }
 }

@@ -91,15 +91,17 @@ struct PostgresBatchOrderTests {
         let server = try #require(PostgresTestServer.shared)
         let url = try server.makeDatabase()
         let store = try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: url))
-        let (template, body) = TestPostbacks.verified()
-        let ids = ["m", "z", "a", "q", "b"]
-        #expect(try await store.write(ids.map { Self.accepted(template, body, dedupID: $0) }) == Array(repeating: .stored, count: 5))
-        // With a refusal: the other statement.
-        #expect(try await store.write([Self.accepted(template, body, dedupID: "y"), StatCounterTests.rejected("malformed"),
-                                       Self.accepted(template, body, dedupID: "c")]) == [.stored, .rejectionRecorded, .stored])
-        let stored = try server.psql(url, "SELECT transaction_id FROM postbacks ORDER BY id").split(separator: "\n").map(String.init)
-        #expect(stored == ids + ["y", "c"])
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let (template, body) = TestPostbacks.verified()
+            let ids = ["m", "z", "a", "q", "b"]
+            #expect(try await store.write(ids.map { Self.accepted(template, body, dedupID: $0) }) == Array(repeating: .stored, count: 5))
+            // With a refusal: the other statement.
+            #expect(try await store.write([Self.accepted(template, body, dedupID: "y"), StatCounterTests.rejected("malformed"),
+                                           Self.accepted(template, body, dedupID: "c")]) == [.stored, .rejectionRecorded, .stored])
+            let stored = try server.psql(url, "SELECT transaction_id FROM postbacks ORDER BY id").split(separator: "\n").map(String.init)
+            #expect(stored == ids + ["y", "c"])
+            try await store.close()
+        }
     }
 
     @Test("the key order is total and strict: no key precedes itself, and of two different keys one comes first")
@@ -121,43 +123,45 @@ struct PostgresBatchOrderTests {
         let configuration = try PostgresStoreConfiguration(url: try server.makeDatabase())
         let first = try await PostgresPostbackStore.open(configuration)
         let second = try await PostgresPostbackStore.open(configuration)
-        // Both pools connected first, so that the two batches of a round overlap in the database.
-        _ = try await (first.stats(), second.stats())
-        var generator = SystemRandomNumberGenerator()
-        var total = 0
-        let (template, body) = TestPostbacks.verified()
-        // Four rounds of 800: ten rounds of 2,000 held the shared event loops for 20-30 s, long enough that HTTP
-        // tests running beside it in the same process timed out waiting for connections.
-        for round in 0..<4 {
-            // Large batches overlap for longer; one signed postback under many ids (the store checks no signature).
-            let batch = (0..<800).map { index in
-                Self.accepted(template, body, dedupID: "r\(round)-\(index)")
-            }
-            // A refusal in some rounds takes the other statement (BatchInsert, counters added after it).
-            var other = round % 2 == 0 ? Array(batch.reversed()) : batch.shuffled(using: &generator)
-            if round % 4 == 3 { other.insert(StatCounterTests.rejected("malformed"), at: other.count / 2) }
-            let reordered = other
-            async let one = first.write(batch)
-            async let two = second.write(reordered)
-            let (outcomes, otherOutcomes) = try await (one, two)
-            // Each postback stored by exactly one of the two, reported at its own position in each batch.
-            let dedupIDs = batch.compactMap(Self.dedupID)
-            var storedBy: [String: Int] = [:]
-            for (id, outcome) in zip(dedupIDs, outcomes) where outcome == .stored { storedBy[id, default: 0] += 1 }
-            for (entry, outcome) in zip(other, otherOutcomes) {
-                guard let id = Self.dedupID(entry) else {
-                    #expect(outcome == .rejectionRecorded)
-                    continue
+        try await StoreHost.running([first, second]) {
+            // Both pools connected first, so that the two batches of a round overlap in the database.
+            _ = try await (first.stats(), second.stats())
+            var generator = SystemRandomNumberGenerator()
+            var total = 0
+            let (template, body) = TestPostbacks.verified()
+            // Four rounds of 800: ten rounds of 2,000 held the shared event loops for 20-30 s, long enough that HTTP
+            // tests running beside it in the same process timed out waiting for connections.
+            for round in 0..<4 {
+                // Large batches overlap for longer; one signed postback under many ids (the store checks no signature).
+                let batch = (0..<800).map { index in
+                    Self.accepted(template, body, dedupID: "r\(round)-\(index)")
                 }
-                #expect(outcome == .stored || outcome == .duplicate)
-                if outcome == .stored { storedBy[id, default: 0] += 1 }
+                // A refusal in some rounds takes the other statement (BatchInsert, counters added after it).
+                var other = round % 2 == 0 ? Array(batch.reversed()) : batch.shuffled(using: &generator)
+                if round % 4 == 3 { other.insert(StatCounterTests.rejected("malformed"), at: other.count / 2) }
+                let reordered = other
+                async let one = first.write(batch)
+                async let two = second.write(reordered)
+                let (outcomes, otherOutcomes) = try await (one, two)
+                // Each postback stored by exactly one of the two, reported at its own position in each batch.
+                let dedupIDs = batch.compactMap(Self.dedupID)
+                var storedBy: [String: Int] = [:]
+                for (id, outcome) in zip(dedupIDs, outcomes) where outcome == .stored { storedBy[id, default: 0] += 1 }
+                for (entry, outcome) in zip(other, otherOutcomes) {
+                    guard let id = Self.dedupID(entry) else {
+                        #expect(outcome == .rejectionRecorded)
+                        continue
+                    }
+                    #expect(outcome == .stored || outcome == .duplicate)
+                    if outcome == .stored { storedBy[id, default: 0] += 1 }
+                }
+                #expect(storedBy.count == batch.count && storedBy.values.allSatisfy { $0 == 1 })
+                total += batch.count
             }
-            #expect(storedBy.count == batch.count && storedBy.values.allSatisfy { $0 == 1 })
-            total += batch.count
+            #expect(try await first.stats().postbacks == total)
+            try await first.close()
+            try await second.close()
         }
-        #expect(try await first.stats().postbacks == total)
-        try await first.close()
-        try await second.close()
     }
 
     @Test("outcomes come back in the entries' order: a repeat inside the batch and a row already stored are duplicates",
@@ -165,15 +169,17 @@ struct PostgresBatchOrderTests {
     func outcomesInEntryOrder() async throws {
         let server = try #require(PostgresTestServer.shared)
         let store = try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: try server.makeDatabase()))
-        let (z, a, m) = (TestPostbacks.verified(transactionID: "z"), TestPostbacks.verified(transactionID: "a"),
-                         TestPostbacks.verified(transactionID: "m"))
-        #expect(try await store.write([SQLitePostbackStoreTests.accepted(m)]) == [.stored])
-        let entries = [z, a, z, m].map(SQLitePostbackStoreTests.accepted)
-        #expect(try await store.write(entries) == [.stored, .stored, .duplicate, .duplicate])
-        #expect(try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified(transactionID: "y")),
-                                       StatCounterTests.rejected("malformed"), entries[1]])
-                == [.stored, .rejectionRecorded, .duplicate])
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let (z, a, m) = (TestPostbacks.verified(transactionID: "z"), TestPostbacks.verified(transactionID: "a"),
+                             TestPostbacks.verified(transactionID: "m"))
+            #expect(try await store.write([SQLitePostbackStoreTests.accepted(m)]) == [.stored])
+            let entries = [z, a, z, m].map(SQLitePostbackStoreTests.accepted)
+            #expect(try await store.write(entries) == [.stored, .stored, .duplicate, .duplicate])
+            #expect(try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified(transactionID: "y")),
+                                           StatCounterTests.rejected("malformed"), entries[1]])
+                    == [.stored, .rejectionRecorded, .duplicate])
+            try await store.close()
+        }
     }
 
     /// `attribution` stored under another dedup id.

@@ -15,17 +15,19 @@ struct PostgresCapJobTests {
         let url = try server.makeDatabase()
         let store = try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: url),
                                                          rejectionCap: RejectionCap(maximumRows: 2), capInterval: .milliseconds(50))
-        _ = try await store.write((0..<6).map { _ in StatCounterTests.rejected("malformed") })
-        let rows = { Int(try server.psql(url, "SELECT count(*) FROM rejected_postbacks").trimmingCharacters(in: .whitespacesAndNewlines)) }
-        // Ten of its intervals with no host: nothing cut the table (before, a task the store started did).
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(try rows() == 6)
-        #expect(store.periodicJobs.map(\.name) == ["the PostgreSQL refusal cap's job"])
-        try await StoreJob.running(store.periodicJobs, failed: { _, error in Issue.record("\(error.reason)") }) {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try rows() != 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await StoreHost.running([store]) {
+            _ = try await store.write((0..<6).map { _ in StatCounterTests.rejected("malformed") })
+            let rows = { Int(try server.psql(url, "SELECT count(*) FROM rejected_postbacks").trimmingCharacters(in: .whitespacesAndNewlines)) }
+            // Ten of its intervals with no host: nothing cut the table (before, a task the store started did).
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try rows() == 6)
+            #expect(store.periodicJobs.map(\.name) == ["the PostgreSQL refusal cap's job"])
+            try await StoreJob.running(store.periodicJobs, failed: { _, error in Issue.record("\(error.reason)") }) {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while try rows() != 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(try rows() == 2)
+            try await store.close()
         }
-        #expect(try rows() == 2)
-        try await store.close()
     }
 }

@@ -33,32 +33,34 @@ struct PostgresDeadlockTests {
                               logger: logger)
         try await other.query("SET deadlock_timeout = '10s'", logger: logger)
         let store = try await PostgresPostbackStore.open(configuration)
-        try await other.query("BEGIN", logger: logger)
-        try await Self.insert(b, on: other, logger: logger)
+        try await StoreHost.running([store]) {
+            try await other.query("BEGIN", logger: logger)
+            try await Self.insert(b, on: other, logger: logger)
 
-        // The store's batch locks a (key order), then waits for b.
-        async let written = store.write([a, b])
-        while try await Self.waiting(on: other, logger: logger) == 0 {  // the store's batch waits for b
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        // The other writer now asks for a: a cycle. The store's batch finds it (after its deadlock_timeout) and is
-        // rolled back whole; the other writer then gets a, and lets both go.
-        let otherGotA: Bool
-        do {
-            try await Self.insert(a, on: other, logger: logger)
-            otherGotA = true
-        } catch {
-            otherGotA = false
-        }
-        try await other.query("ROLLBACK", logger: logger)
-        try await other.close()
+            // The store's batch locks a (key order), then waits for b.
+            async let written = store.write([a, b])
+            while try await Self.waiting(on: other, logger: logger) == 0 {  // the store's batch waits for b
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // The other writer now asks for a: a cycle. The store's batch finds it (after its deadlock_timeout) and is
+            // rolled back whole; the other writer then gets a, and lets both go.
+            let otherGotA: Bool
+            do {
+                try await Self.insert(a, on: other, logger: logger)
+                otherGotA = true
+            } catch {
+                otherGotA = false
+            }
+            try await other.query("ROLLBACK", logger: logger)
+            try await other.close()
 
-        // Without the retry the write threw "deadlock detected (40P01)".
-        let outcomes = try await written
-        #expect(otherGotA, "the other writer was the victim: the store's batch was never refused")
-        #expect(outcomes == [.stored, .stored])
-        #expect(try await store.stats().postbacks == 2)
-        try await store.close()
+            // Without the retry the write threw "deadlock detected (40P01)".
+            let outcomes = try await written
+            #expect(otherGotA, "the other writer was the victim: the store's batch was never refused")
+            #expect(outcomes == [.stored, .stored])
+            #expect(try await store.stats().postbacks == 2)
+            try await store.close()
+        }
     }
 
     /// Inserts `entry` as a batch of one, as a collector's insert does (`BatchInsert`).

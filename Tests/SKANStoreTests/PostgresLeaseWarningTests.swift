@@ -38,10 +38,12 @@ struct PostgresLeaseWarningTests {
                 group.addTask {
                     let configuration = try PostgresStoreConfiguration(url: url)
                     let store = try await PostgresPostbackStore.open(configuration, logger: logger)
-                    _ = try await store.stats()
-                    try await store.close()
+                    try await StoreHost.running([store]) {
+                        _ = try await store.stats()
+                        try await store.close()
+                    }
                     let reader = try await PostgresPostbackReader.open(configuration, logger: logger)
-                    await reader.close()
+                    try await StoreHost.running([reader]) { await reader.close() }
                 }
             }
             try await group.waitForAll()

@@ -42,14 +42,16 @@ struct PostgresStoreTests {
         let server = try #require(PostgresTestServer.shared)
         let configuration = try PostgresStoreConfiguration(url: try server.makeDatabase())
         let stores = (0..<4).map { _ in PostgresPostbackStore(configuration) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for store in stores { group.addTask { try await store.migrate() } }
-            try await group.waitForAll()
+        try await StoreHost.running(stores) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for store in stores { group.addTask { try await store.migrate() } }
+                try await group.waitForAll()
+            }
+            let applied = try await stores[0].appliedMigrations()
+            #expect(applied == ["0001-postbacks", "0002-rejected-postbacks", "0003-stat-counters", "0004-web-ads", "0005-rollups", "0006-campaign-days",
+                               "0007-relay-outbox", "0008-conflicts", "0009-campaigns", "0011-integrity"])
+            for store in stores { try await store.close() }
         }
-        let applied = try await stores[0].appliedMigrations()
-        #expect(applied == ["0001-postbacks", "0002-rejected-postbacks", "0003-stat-counters", "0004-web-ads", "0005-rollups", "0006-campaign-days",
-                           "0007-relay-outbox", "0008-conflicts", "0009-campaigns", "0011-integrity"])
-        for store in stores { try await store.close() }
     }
 
     @Test("migrates postbacks to exactly the columns PostbackTable describes")
@@ -57,16 +59,18 @@ struct PostgresStoreTests {
         let server = try #require(PostgresTestServer.shared)
         let url = try server.makeDatabase()
         let store = try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: url))
-        try await store.close()
-        let columns = try server.psql(url, """
-            SELECT column_name || ' ' || data_type || ' ' || is_nullable FROM information_schema.columns
-            WHERE table_name = 'postbacks' ORDER BY ordinal_position
-            """).split(separator: "\n").map(String.init)
-        let types: [PostbackColumn.Kind: String] = [.text: "text", .integer: "bigint", .boolean: "boolean", .blob: "bytea"]
-        let expected = ["id bigint NO"] + PostbackTable.columns.map {
-            "\($0.name) \(types[$0.kind]!) \($0.isNullable ? "YES" : "NO")"
+        try await StoreHost.running([store]) {
+            try await store.close()
+            let columns = try server.psql(url, """
+                SELECT column_name || ' ' || data_type || ' ' || is_nullable FROM information_schema.columns
+                WHERE table_name = 'postbacks' ORDER BY ordinal_position
+                """).split(separator: "\n").map(String.init)
+            let types: [PostbackColumn.Kind: String] = [.text: "text", .integer: "bigint", .boolean: "boolean", .blob: "bytea"]
+            let expected = ["id bigint NO"] + PostbackTable.columns.map {
+                "\($0.name) \(types[$0.kind]!) \($0.isNullable ? "YES" : "NO")"
+            }
+            #expect(columns == expected)
         }
-        #expect(columns == expected)
     }
 
     @Test("a collector that stops folds its counter rows into the shared row: restarts leave no pile of rows")
@@ -76,17 +80,21 @@ struct PostgresStoreTests {
         let configuration = try PostgresStoreConfiguration(url: url)
         for round in 0..<3 {
             let store = PostgresPostbackStore(configuration)
-            try await store.migrate()
-            let entries = (0..<5).map { _ in SQLitePostbackStoreTests.accepted(TestPostbacks.verified()) }
-            _ = try await store.write(entries)
-            #expect(try await store.stats().postbacks == 5 * (round + 1))
-            try await store.close()
+            try await StoreHost.running([store]) {
+                try await store.migrate()
+                let entries = (0..<5).map { _ in SQLitePostbackStoreTests.accepted(TestPostbacks.verified()) }
+                _ = try await store.write(entries)
+                #expect(try await store.stats().postbacks == 5 * (round + 1))
+                try await store.close()
+            }
         }
         let collectors = try server.psql(url, "SELECT count(DISTINCT collector) FROM stat_counters")
         #expect(collectors.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
         let store = PostgresPostbackStore(configuration)
-        #expect(try await store.stats().postbacks == 15)
-        try await store.close()
+        try await StoreHost.running([store]) {
+            #expect(try await store.stats().postbacks == 15)
+            try await store.close()
+        }
     }
 
     @Test("a batch whose commit fails is not reported stored: outcomes come after the commit, not before it",
@@ -96,27 +104,29 @@ struct PostgresStoreTests {
         let url = try server.makeDatabase()
         let configuration = try PostgresStoreConfiguration(url: url)
         let store = try await PostgresPostbackStore.open(configuration)
-        // A deferred constraint trigger runs at commit, after the statement has answered: PostgreSQL then rolls the
-        // transaction back, as it would on any failure at commit (a full disk for the WAL, a lost server).
-        _ = try server.psql(url, """
-            CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS
-                $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
-            CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON postbacks DEFERRABLE INITIALLY DEFERRED
-                FOR EACH ROW EXECUTE FUNCTION refuse_commit();
-            """)
-        var entries = [SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]
-        if withRefusal { entries.append(StatCounterTests.rejected("malformed")) }
-        let error = await #expect(throws: StoreError.self) { _ = try await store.write(entries) }
-        #expect(error?.code == .writeFailed)
-        // The reason names the step and PostgreSQL's own message, not a dump of the driver's error.
-        #expect(error?.reason.hasSuffix("at COMMIT, PostgreSQL: refused at commit (P0001)") == true)
-        let rows = try server.psql(url, "SELECT count(*) FROM postbacks").trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(rows == "0")
-        #expect(try await store.stats().postbacks == 0)
-        // The store goes on: a later batch that can commit is stored.
-        _ = try server.psql(url, "DROP TRIGGER refuse_commit ON postbacks")
-        #expect(try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]) == [.stored])
-        try await store.close()
+        try await StoreHost.running([store]) {
+            // A deferred constraint trigger runs at commit, after the statement has answered: PostgreSQL then rolls the
+            // transaction back, as it would on any failure at commit (a full disk for the WAL, a lost server).
+            _ = try server.psql(url, """
+                CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS
+                    $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+                CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON postbacks DEFERRABLE INITIALLY DEFERRED
+                    FOR EACH ROW EXECUTE FUNCTION refuse_commit();
+                """)
+            var entries = [SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]
+            if withRefusal { entries.append(StatCounterTests.rejected("malformed")) }
+            let error = await #expect(throws: StoreError.self) { _ = try await store.write(entries) }
+            #expect(error?.code == .writeFailed)
+            // The reason names the step and PostgreSQL's own message, not a dump of the driver's error.
+            #expect(error?.reason.hasSuffix("at COMMIT, PostgreSQL: refused at commit (P0001)") == true)
+            let rows = try server.psql(url, "SELECT count(*) FROM postbacks").trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(rows == "0")
+            #expect(try await store.stats().postbacks == 0)
+            // The store goes on: a later batch that can commit is stored.
+            _ = try server.psql(url, "DROP TRIGGER refuse_commit ON postbacks")
+            #expect(try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]) == [.stored])
+            try await store.close()
+        }
     }
 
     @Test("a web ad whose commit fails is not reported registered")
@@ -124,19 +134,21 @@ struct PostgresStoreTests {
         let server = try #require(PostgresTestServer.shared)
         let url = try server.makeDatabase()
         let store = PostgresWebAdStore(try PostgresStoreConfiguration(url: url))
-        try await store.migrate()
-        _ = try server.psql(url, """
-            CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS
-                $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
-            CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON web_ads DEFERRABLE INITIALLY DEFERRED
-                FOR EACH ROW EXECUTE FUNCTION refuse_commit();
-            """)
-        let ad = RegisteredWebAd(nonce: UUID(), sourceDomain: "example.com", response: "{}",
-                                 expiresAt: Date(timeIntervalSince1970: 2_000_000_000))
-        let error = await #expect(throws: StoreError.self) { try await store.register(ad) }
-        #expect(error?.reason.hasSuffix("at COMMIT, PostgreSQL: refused at commit (P0001)") == true)
-        #expect(try await store.ad(nonce: ad.nonce, at: Date(timeIntervalSince1970: 1_000_000_000)) == nil)
-        try await store.close()
+        try await StoreHost.running([store]) {
+            try await store.migrate()
+            _ = try server.psql(url, """
+                CREATE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS
+                    $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$;
+                CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON web_ads DEFERRABLE INITIALLY DEFERRED
+                    FOR EACH ROW EXECUTE FUNCTION refuse_commit();
+                """)
+            let ad = RegisteredWebAd(nonce: UUID(), sourceDomain: "example.com", response: "{}",
+                                     expiresAt: Date(timeIntervalSince1970: 2_000_000_000))
+            let error = await #expect(throws: StoreError.self) { try await store.register(ad) }
+            #expect(error?.reason.hasSuffix("at COMMIT, PostgreSQL: refused at commit (P0001)") == true)
+            #expect(try await store.ad(nonce: ad.nonce, at: Date(timeIntervalSince1970: 1_000_000_000)) == nil)
+            try await store.close()
+        }
     }
 
     @Test("fails promptly with a StoreError, and reports unhealthy, when no server answers")
@@ -147,14 +159,16 @@ struct PostgresStoreTests {
         try gone.stop()
         let store = PostgresPostbackStore(PostgresStoreConfiguration(host: "127.0.0.1", port: port, user: "postgres",
                                                                     password: nil, database: "postgres"))
-        let started = ContinuousClock.now
-        #expect(await store.health() != nil)
-        await #expect(throws: StoreError.self) { _ = try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]) }
-        // The deadlines are 2 s (health) and 5 s (write); without them the write waits for a connection for ever.
-        // The bound leaves room for a full test run that keeps both cores and the concurrency pool busy: 20-21 s
-        // were seen there twice (and under 9 s for the whole suite alone), so 15 s made a timing test flaky.
-        #expect(ContinuousClock.now - started < .seconds(45))
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let started = ContinuousClock.now
+            #expect(await store.health() != nil)
+            await #expect(throws: StoreError.self) { _ = try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())]) }
+            // The deadlines are 2 s (health) and 5 s (write); without them the write waits for a connection for ever.
+            // The bound leaves room for a full test run that keeps both cores and the concurrency pool busy: 20-21 s
+            // were seen there twice (and under 9 s for the whole suite alone), so 15 s made a timing test flaky.
+            #expect(ContinuousClock.now - started < .seconds(45))
+            try await store.close()
+        }
     }
 }
 

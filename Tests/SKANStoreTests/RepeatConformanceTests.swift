@@ -31,45 +31,51 @@ struct RepeatConformanceTests {
     func conflictingRepeat(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let (first, changed, id) = Self.pair { $0.conversionValue = 42 }
-        #expect(try await store.write([Self.entry(first)]) == [.stored])
-        #expect(try await store.write([Self.entry(changed, clientAddress: "203.0.113.9")]) == [.duplicate])
-        // The same changed repeat again (a retry, a file loaded twice) is kept and counted once.
-        #expect(try await store.write([Self.entry(changed)]) == [.duplicate])
-        let stats = try await store.stats()
-        #expect(stats.postbacks == 1)
-        #expect(stats.duplicates == 2)
-        #expect(stats.conflicts == 1)
-        let stored = try await store.postbacks(transactionID: id)
-        #expect(stored.map(\.fields.conversionValue) == [20])
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let (first, changed, id) = Self.pair { $0.conversionValue = 42 }
+            #expect(try await store.write([Self.entry(first)]) == [.stored])
+            #expect(try await store.write([Self.entry(changed, clientAddress: "203.0.113.9")]) == [.duplicate])
+            // The same changed repeat again (a retry, a file loaded twice) is kept and counted once.
+            #expect(try await store.write([Self.entry(changed)]) == [.duplicate])
+            let stats = try await store.stats()
+            #expect(stats.postbacks == 1)
+            #expect(stats.duplicates == 2)
+            #expect(stats.conflicts == 1)
+            let stored = try await store.postbacks(transactionID: id)
+            #expect(stored.map(\.fields.conversionValue) == [20])
+            try await store.close()
+        }
     }
 
     @Test("a conflicting repeat in the batch that stores the first is found too", arguments: Engine.allCases)
     func conflictInOneBatch(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let (first, changed, _) = Self.pair {
-            $0.conversionValue = nil
-            $0.coarseConversionValue = .high
+        try await StoreHost.running([store]) {
+            let (first, changed, _) = Self.pair {
+                $0.conversionValue = nil
+                $0.coarseConversionValue = .high
+            }
+            #expect(try await store.write([Self.entry(first), Self.entry(changed), Self.entry(first)]) == [.stored, .duplicate, .duplicate])
+            #expect(try await store.stats().postbacks == 1)
+            #expect(try await store.stats().conflicts == 1)
+            try await store.close()
         }
-        #expect(try await store.write([Self.entry(first), Self.entry(changed), Self.entry(first)]) == [.stored, .duplicate, .duplicate])
-        #expect(try await store.stats().postbacks == 1)
-        #expect(try await store.stats().conflicts == 1)
-        try await store.close()
     }
 
     @Test("an identical repeat, on the same path or as the developer copy, is no conflict", arguments: Engine.allCases)
     func identicalRepeat(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let pair = TestPostbacks.verified()
-        _ = try await store.write([Self.entry(pair)])
-        #expect(try await store.write([Self.entry(pair), Self.entry(pair, endpoint: "/.well-known/skadnetwork/report-attribution/")])
-                == [.duplicate, .duplicate])
-        let stats = try await store.stats()
-        #expect(stats.duplicates == 2)
-        #expect(stats.conflicts == 0)
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let pair = TestPostbacks.verified()
+            _ = try await store.write([Self.entry(pair)])
+            #expect(try await store.write([Self.entry(pair), Self.entry(pair, endpoint: "/.well-known/skadnetwork/report-attribution/")])
+                    == [.duplicate, .duplicate])
+            let stats = try await store.stats()
+            #expect(stats.duplicates == 2)
+            #expect(stats.conflicts == 0)
+            try await store.close()
+        }
     }
 }

@@ -46,31 +46,33 @@ struct RetentionConformanceTests {
     func deletesExpired(_ engine: Engine) async throws {
         let (store, _, cleanup) = try await engine.makeExpiring()
         defer { cleanup() }
-        let ids = try await Self.fill(store)
-        var deleted = 0, steps = 0
-        while true {
-            let step = try await store.deletePostbacks(receivedBefore: Self.midnight(4), limit: 3)
-            #expect(step <= 3)
-            if step == 0 { break }
-            deleted += step
-            steps += 1
-        }
-        #expect(deleted == 4 * Self.perDay)
-        #expect(steps >= deleted / 3)
-        for (day, dayIDs) in ids.enumerated() {
-            for id in dayIDs {
-                let rows = try await store.postbacks(transactionID: id)
-                #expect(rows.count == (day < 4 ? 0 : 1), "day \(day): \(id)")
+        try await StoreHost.running([store]) {
+            let ids = try await Self.fill(store)
+            var deleted = 0, steps = 0
+            while true {
+                let step = try await store.deletePostbacks(receivedBefore: Self.midnight(4), limit: 3)
+                #expect(step <= 3)
+                if step == 0 { break }
+                deleted += step
+                steps += 1
             }
+            #expect(deleted == 4 * Self.perDay)
+            #expect(steps >= deleted / 3)
+            for (day, dayIDs) in ids.enumerated() {
+                for id in dayIDs {
+                    let rows = try await store.postbacks(transactionID: id)
+                    #expect(rows.count == (day < 4 ? 0 : 1), "day \(day): \(id)")
+                }
+            }
+            // What was accepted is still counted: the counters are of acceptances, not of rows held.
+            #expect(try await store.stats().postbacks == Self.days * Self.perDay)
+            // A deleted postback's key is free again, as a unique index's entry goes with its row.
+            let again = Self.entry(day: 0, index: 0, transactionID: ids[0][0])
+            #expect(try await store.write([again.entry]) == [.stored])
+            let kept = Self.entry(day: 5, index: 0, transactionID: ids[5][0])
+            #expect(try await store.write([kept.entry]) == [.duplicate])
+            try await store.close()
         }
-        // What was accepted is still counted: the counters are of acceptances, not of rows held.
-        #expect(try await store.stats().postbacks == Self.days * Self.perDay)
-        // A deleted postback's key is free again, as a unique index's entry goes with its row.
-        let again = Self.entry(day: 0, index: 0, transactionID: ids[0][0])
-        #expect(try await store.write([again.entry]) == [.stored])
-        let kept = Self.entry(day: 5, index: 0, transactionID: ids[5][0])
-        #expect(try await store.write([kept.entry]) == [.duplicate])
-        try await store.close()
     }
 
     @Test("empties the raw bodies received before the cutoff and keeps their rows; a second pass empties nothing",
@@ -78,58 +80,64 @@ struct RetentionConformanceTests {
     func emptiesBodies(_ engine: Engine) async throws {
         let (store, _, cleanup) = try await engine.makeExpiring()
         defer { cleanup() }
-        let ids = try await Self.fill(store)
-        var through: Int64 = 0, emptied = 0
-        while true {
-            let step = try await store.dropBodies(receivedBefore: Self.midnight(3), after: through, limit: 5)
-            emptied += step.emptied
-            guard step.through > through else { break }
-            through = step.through
-        }
-        #expect(emptied == 3 * Self.perDay)
-        let again = try await store.dropBodies(receivedBefore: Self.midnight(3), after: 0, limit: 1000)
-        #expect(again.emptied == 0)
-        for (day, dayIDs) in ids.enumerated() {
-            for id in dayIDs {
-                let row = try #require(try await store.postbacks(transactionID: id).first)
-                #expect(row.rawBody.isEmpty == (day < 3), "day \(day)")
-                #expect(row.fields.dedupID == id)
+        try await StoreHost.running([store]) {
+            let ids = try await Self.fill(store)
+            var through: Int64 = 0, emptied = 0
+            while true {
+                let step = try await store.dropBodies(receivedBefore: Self.midnight(3), after: through, limit: 5)
+                emptied += step.emptied
+                guard step.through > through else { break }
+                through = step.through
             }
+            #expect(emptied == 3 * Self.perDay)
+            let again = try await store.dropBodies(receivedBefore: Self.midnight(3), after: 0, limit: 1000)
+            #expect(again.emptied == 0)
+            for (day, dayIDs) in ids.enumerated() {
+                for id in dayIDs {
+                    let row = try #require(try await store.postbacks(transactionID: id).first)
+                    #expect(row.rawBody.isEmpty == (day < 3), "day \(day)")
+                    #expect(row.fields.dedupID == id)
+                }
+            }
+            try await store.close()
         }
-        try await store.close()
     }
 
     @Test("report totals of the kept days do not move; rollups keep the expired days", arguments: Engine.allCases)
     func reports(_ engine: Engine) async throws {
         let (store, openReader, cleanup) = try await engine.makeExpiring()
         defer { cleanup() }
-        guard let openReader else { return }
-        _ = try await Self.fill(store)
-        let byDay = AggregateQuery(dimensions: [.day])
-        var fromRows = byDay
-        fromRows.allowsRollups = false
-        func totals(_ query: AggregateQuery) async throws -> [String: Int] {
-            let reader = try await openReader()
-            var totals: [String: Int] = [:]
-            try await reader.aggregate(query) { row in totals[row.keys[0] ?? "", default: 0] += row.postbacks }
-            await reader.close()
-            return totals
+        try await StoreHost.running([store]) {
+            guard let openReader else { return }
+            _ = try await Self.fill(store)
+            let byDay = AggregateQuery(dimensions: [.day])
+            var fromRows = byDay
+            fromRows.allowsRollups = false
+            func totals(_ query: AggregateQuery) async throws -> [String: Int] {
+                let reader = try await openReader()
+                return try await StoreHost.running([reader]) {
+                    var totals: [String: Int] = [:]
+                    try await reader.aggregate(query) { row in totals[row.keys[0] ?? "", default: 0] += row.postbacks }
+                    await reader.close()
+                    return totals
+                }
+            }
+            let before = try await totals(byDay)
+            #expect(before.count == Self.days && before.values.allSatisfy { $0 == Self.perDay })
+            while try await store.deletePostbacks(receivedBefore: Self.midnight(6), limit: 7) > 0 {}
+            let after = try await totals(byDay)
+            let rows = try await totals(fromRows)
+            let kept = before.keys.sorted().suffix(4)
+            for day in kept {
+                #expect(after[day] == before[day], "\(day)")
+                #expect(rows[day] == before[day], "\(day)")
+            }
+            #expect(rows.count == 4, "the rows of the expired days are gone: \(rows)")
+            if engine.keepsRollups {
+                #expect(after == before, "the rollups still count the expired days")
+            }
+            try await store.close()
         }
-        let before = try await totals(byDay)
-        #expect(before.count == Self.days && before.values.allSatisfy { $0 == Self.perDay })
-        while try await store.deletePostbacks(receivedBefore: Self.midnight(6), limit: 7) > 0 {}
-        let after = try await totals(byDay)
-        let rows = try await totals(fromRows)
-        let kept = before.keys.sorted().suffix(4)
-        for day in kept {
-            #expect(after[day] == before[day], "\(day)")
-            #expect(rows[day] == before[day], "\(day)")
-        }
-        #expect(rows.count == 4, "the rows of the expired days are gone: \(rows)")
-        if engine.keepsRollups {
-            #expect(after == before, "the rollups still count the expired days")
-        }
-        try await store.close()
     }
 
     @Test("while ingest goes on, exactly the expired rows and bodies go and every new postback stays",
@@ -137,49 +145,51 @@ struct RetentionConformanceTests {
     func whileIngesting(_ engine: Engine) async throws {
         let (store, _, cleanup) = try await engine.makeExpiring()
         defer { cleanup() }
-        let ids = try await Self.fill(store)
-        let fresh = try await withThrowingTaskGroup(of: [String].self) { tasks in
-            tasks.addTask {
-                var written: [String] = []
-                for batch in 0 ..< 30 {
-                    let made = (0 ..< 5).map { Self.entry(day: Self.days - 1, index: Self.perDay + batch * 5 + $0) }
-                    let outcomes = try await store.write(made.map(\.entry))
-                    #expect(outcomes == Array(repeating: .stored, count: 5))
-                    written += made.map(\.id)
-                    await Task.yield()
+        try await StoreHost.running([store]) {
+            let ids = try await Self.fill(store)
+            let fresh = try await withThrowingTaskGroup(of: [String].self) { tasks in
+                tasks.addTask {
+                    var written: [String] = []
+                    for batch in 0 ..< 30 {
+                        let made = (0 ..< 5).map { Self.entry(day: Self.days - 1, index: Self.perDay + batch * 5 + $0) }
+                        let outcomes = try await store.write(made.map(\.entry))
+                        #expect(outcomes == Array(repeating: .stored, count: 5))
+                        written += made.map(\.id)
+                        await Task.yield()
+                    }
+                    return written
                 }
-                return written
+                tasks.addTask {
+                    var through: Int64 = 0
+                    for _ in 0 ..< 40 {
+                        _ = try await store.deletePostbacks(receivedBefore: Self.midnight(5), limit: 2)
+                        through = try await store.dropBodies(receivedBefore: Self.midnight(7), after: through, limit: 2).through
+                        await Task.yield()
+                    }
+                    while try await store.deletePostbacks(receivedBefore: Self.midnight(5), limit: 2) > 0 {}
+                    while true {
+                        let step = try await store.dropBodies(receivedBefore: Self.midnight(7), after: through, limit: 2)
+                        guard step.through > through else { break }
+                        through = step.through
+                    }
+                    return []
+                }
+                return try await tasks.reduce([], +)
             }
-            tasks.addTask {
-                var through: Int64 = 0
-                for _ in 0 ..< 40 {
-                    _ = try await store.deletePostbacks(receivedBefore: Self.midnight(5), limit: 2)
-                    through = try await store.dropBodies(receivedBefore: Self.midnight(7), after: through, limit: 2).through
-                    await Task.yield()
-                }
-                while try await store.deletePostbacks(receivedBefore: Self.midnight(5), limit: 2) > 0 {}
-                while true {
-                    let step = try await store.dropBodies(receivedBefore: Self.midnight(7), after: through, limit: 2)
-                    guard step.through > through else { break }
-                    through = step.through
-                }
-                return []
-            }
-            return try await tasks.reduce([], +)
-        }
-        #expect(fresh.count == 150)
-        for id in fresh {
-            let rows = try await store.postbacks(transactionID: id)
-            #expect(rows.count == 1 && rows.first?.rawBody.isEmpty == false, "\(id)")
-        }
-        for (day, dayIDs) in ids.enumerated() {
-            for id in dayIDs {
+            #expect(fresh.count == 150)
+            for id in fresh {
                 let rows = try await store.postbacks(transactionID: id)
-                #expect(rows.count == (day < 5 ? 0 : 1), "day \(day)")
-                if day >= 5 { #expect(rows.first?.rawBody.isEmpty == (day < 7), "day \(day)") }
+                #expect(rows.count == 1 && rows.first?.rawBody.isEmpty == false, "\(id)")
             }
+            for (day, dayIDs) in ids.enumerated() {
+                for id in dayIDs {
+                    let rows = try await store.postbacks(transactionID: id)
+                    #expect(rows.count == (day < 5 ? 0 : 1), "day \(day)")
+                    if day >= 5 { #expect(rows.first?.rawBody.isEmpty == (day < 7), "day \(day)") }
+                }
+            }
+            try await store.close()
         }
-        try await store.close()
     }
 }
 
@@ -200,8 +210,8 @@ extension StoreConformanceTests.Engine {
         case .postgres:
             let server = try #require(PostgresTestServer.shared)
             let configuration = try PostgresStoreConfiguration(url: try server.makeDatabase())
+            // Migrated by open; hosted by the test.
             let store = try await PostgresPostbackStore.open(configuration)
-            try await store.migrate()
             return (store, { try await PostgresPostbackReader.open(configuration) }, {})
         case .sqliteMemory, .memory:
             let (made, cleanup) = try await make()

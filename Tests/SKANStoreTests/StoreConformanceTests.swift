@@ -66,73 +66,81 @@ struct StoreConformanceTests {
     func duplicates(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let pair = TestPostbacks.verified()
-        #expect(try await store.write([T.accepted(pair)]) == [.stored])
-        #expect(try await store.write([T.accepted(pair), T.accepted(pair)]) == [.duplicate, .duplicate])
-        #expect(try await store.stats().postbacks == 1)
-        // Counted for the overview's duplicate rate: a repeat of a stored postback and a repeat inside one batch.
-        #expect(try await store.stats().duplicates == 2)
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let pair = TestPostbacks.verified()
+            #expect(try await store.write([T.accepted(pair)]) == [.stored])
+            #expect(try await store.write([T.accepted(pair), T.accepted(pair)]) == [.duplicate, .duplicate])
+            #expect(try await store.stats().postbacks == 1)
+            // Counted for the overview's duplicate rate: a repeat of a stored postback and a repeat inside one batch.
+            #expect(try await store.stats().duplicates == 2)
+            try await store.close()
+        }
     }
 
     @Test("keys duplicates on framework, network, dedup id and window", arguments: Engine.allCases)
     func dedupKey(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let id = UUID().uuidString.lowercased()
-        let first = TestPostbacks.verified(transactionID: id)
-        let entries = [
-            T.accepted(first),
-            T.accepted(TestPostbacks.verified(transactionID: id, sequenceIndex: 1)),
-            T.accepted(TestPostbacks.verified(transactionID: id, sequenceIndex: 2)),
-            T.accepted(TestPostbacks.verified(transactionID: id, adNetworkID: "other.skadnetwork")),
-            Self.accepted(first, framework: .adAttributionKit),
-            T.accepted(TestPostbacks.verified(transactionID: id, sequenceIndex: 1)),
-            Self.accepted(first, framework: .adAttributionKit),
-        ]
-        #expect(try await store.write(entries) == [.stored, .stored, .stored, .stored, .stored, .duplicate, .duplicate])
-        let stored = try await store.postbacks(transactionID: id)
-        #expect(stored.count == 5)
-        #expect(stored.filter { $0.framework == .adAttributionKit }.count == 1)
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let id = UUID().uuidString.lowercased()
+            let first = TestPostbacks.verified(transactionID: id)
+            let entries = [
+                T.accepted(first),
+                T.accepted(TestPostbacks.verified(transactionID: id, sequenceIndex: 1)),
+                T.accepted(TestPostbacks.verified(transactionID: id, sequenceIndex: 2)),
+                T.accepted(TestPostbacks.verified(transactionID: id, adNetworkID: "other.skadnetwork")),
+                Self.accepted(first, framework: .adAttributionKit),
+                T.accepted(TestPostbacks.verified(transactionID: id, sequenceIndex: 1)),
+                Self.accepted(first, framework: .adAttributionKit),
+            ]
+            #expect(try await store.write(entries) == [.stored, .stored, .stored, .stored, .stored, .duplicate, .duplicate])
+            let stored = try await store.postbacks(transactionID: id)
+            #expect(stored.count == 5)
+            #expect(stored.filter { $0.framework == .adAttributionKit }.count == 1)
+            try await store.close()
+        }
     }
 
     @Test("gives back every field of a stored postback", arguments: Engine.allCases)
     func roundTrip(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let pair = TestPostbacks.verified()
-        _ = try await store.write([T.accepted(pair)])
-        let stored = try #require(try await store.postbacks(transactionID: pair.0.fields.dedupID).first)
-        var fields = pair.0.fields
-        fields.extras = []
-        #expect(stored.fields == fields)
-        #expect(stored.framework == .skadnetwork)
-        #expect(stored.extrasJSON == nil)
-        #expect(stored.rawBody == pair.1)
-        #expect(stored.keyName == "simulated-apple-p256")
-        #expect(stored.layout == "4.0")
-        #expect(stored.endpoint == "/postbacks")
-        #expect(stored.receivedAt == "2026-05-28T20:26:40.123Z")
-        #expect(try await store.postbacks(transactionID: "no-such-id").isEmpty)
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let pair = TestPostbacks.verified()
+            _ = try await store.write([T.accepted(pair)])
+            let stored = try #require(try await store.postbacks(transactionID: pair.0.fields.dedupID).first)
+            var fields = pair.0.fields
+            fields.extras = []
+            #expect(stored.fields == fields)
+            #expect(stored.framework == .skadnetwork)
+            #expect(stored.extrasJSON == nil)
+            #expect(stored.rawBody == pair.1)
+            #expect(stored.keyName == "simulated-apple-p256")
+            #expect(stored.layout == "4.0")
+            #expect(stored.endpoint == "/postbacks")
+            #expect(stored.receivedAt == "2026-05-28T20:26:40.123Z")
+            #expect(try await store.postbacks(transactionID: "no-such-id").isEmpty)
+            try await store.close()
+        }
     }
 
     @Test("counts stored postbacks by version and refusals by status", arguments: Engine.allCases)
     func stats(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let pair = TestPostbacks.verified()
-        _ = try await store.write([T.accepted(pair), T.accepted(TestPostbacks.verified()), T.accepted(pair),
-                                   StatCounterTests.rejected("malformed"), StatCounterTests.rejected("invalid-signature")])
-        _ = try await store.write([T.accepted(pair), StatCounterTests.rejected("malformed")])
-        let stats = try await store.stats()
-        // Two repeats of `pair`: one inside the first batch, one in the second.
-        #expect(stats == StoreStats(postbacks: 2, postbacksByKey: [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 2], rejected: 3,
-                                    rejectedByStatus: ["malformed": 2, "invalid-signature": 1], rejectedDropped: 0,
-                                    duplicates: 2))
-        #expect(stats.duplicateRate == 0.5)
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let pair = TestPostbacks.verified()
+            _ = try await store.write([T.accepted(pair), T.accepted(TestPostbacks.verified()), T.accepted(pair),
+                                       StatCounterTests.rejected("malformed"), StatCounterTests.rejected("invalid-signature")])
+            _ = try await store.write([T.accepted(pair), StatCounterTests.rejected("malformed")])
+            let stats = try await store.stats()
+            // Two repeats of `pair`: one inside the first batch, one in the second.
+            #expect(stats == StoreStats(postbacks: 2, postbacksByKey: [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 2], rejected: 3,
+                                        rejectedByStatus: ["malformed": 2, "invalid-signature": 1], rejectedDropped: 0,
+                                        duplicates: 2))
+            #expect(stats.duplicateRate == 0.5)
+            try await store.close()
+        }
     }
 
     @Test("batches of accepted postbacks only count what they stored",
@@ -140,19 +148,21 @@ struct StoreConformanceTests {
     func statsOfAcceptedBatches(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let pair = TestPostbacks.verified()
-        let other = TestPostbacks.verified()
-        #expect(try await store.write([T.accepted(pair), Self.accepted(other, framework: .adAttributionKit), T.accepted(pair)])
-                == [.stored, .stored, .duplicate])
-        #expect(try await store.write([T.accepted(pair), T.accepted(other), Self.accepted(other, framework: .adAttributionKit)])
-                == [.duplicate, .stored, .duplicate])
-        let stats = try await store.stats()
-        #expect(stats.postbacks == 3)
-        // The relabelled postback keeps its 4.0 fields: it counts under its framework and that version on every engine.
-        #expect(stats.postbacksByKey == [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 2,
-                                         PostbackCounterKey(framework: .adAttributionKit, version: "4.0"): 1])
-        #expect(stats.postbacksByVersion == ["4.0": 2])
-        try await store.close()
+        try await StoreHost.running([store]) {
+            let pair = TestPostbacks.verified()
+            let other = TestPostbacks.verified()
+            #expect(try await store.write([T.accepted(pair), Self.accepted(other, framework: .adAttributionKit), T.accepted(pair)])
+                    == [.stored, .stored, .duplicate])
+            #expect(try await store.write([T.accepted(pair), T.accepted(other), Self.accepted(other, framework: .adAttributionKit)])
+                    == [.duplicate, .stored, .duplicate])
+            let stats = try await store.stats()
+            #expect(stats.postbacks == 3)
+            // The relabelled postback keeps its 4.0 fields: it counts under its framework and that version on every engine.
+            #expect(stats.postbacksByKey == [PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 2,
+                                             PostbackCounterKey(framework: .adAttributionKit, version: "4.0"): 1])
+            #expect(stats.postbacksByVersion == ["4.0": 2])
+            try await store.close()
+        }
     }
 
     @Test("a batch of several versions and frameworks counts each stored postback under its own version",
@@ -160,47 +170,51 @@ struct StoreConformanceTests {
     func statsByVersionInOneBatch(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let aakBody = TestPostbacks.aakBody()
-        guard case .valid(let aak) = TestPostbacks.verifier.verify(aakBody) else {
-            Issue.record("the AdAttributionKit test postback did not verify")
+        try await StoreHost.running([store]) {
+            let aakBody = TestPostbacks.aakBody()
+            guard case .valid(let aak) = TestPostbacks.verifier.verify(aakBody) else {
+                Issue.record("the AdAttributionKit test postback did not verify")
+                try await store.close()
+                return
+            }
+            let stored = TestPostbacks.verified()
+            #expect(try await store.write([T.accepted(stored)]) == [.stored])
+            let v22 = TestPostbacks.verified(), v30 = TestPostbacks.verified(), again30 = TestPostbacks.verified()
+            let aakEntry = StoreEntry.accepted(AcceptedPostback(attribution: aak, rawBody: aakBody, receivedAt: T.receivedAt,
+                                                                endpoint: "/postbacks"))
+            let batch = [Self.accepted(v22, version: "2.2"), Self.accepted(v30, version: "3.0"), aakEntry,
+                         T.accepted(stored), Self.accepted(again30, version: "3.0"), T.accepted(TestPostbacks.verified()),
+                         Self.accepted(v22, version: "2.2"), aakEntry]
+            #expect(try await store.write(batch) == [.stored, .stored, .stored, .duplicate, .stored, .stored, .duplicate, .duplicate])
+            let stats = try await store.stats()
+            // Keyed by framework and version: AdAttributionKit, which sends no version, is not listed as one.
+            #expect(stats.postbacksByKey == [PostbackCounterKey(framework: .skadnetwork, version: "2.2"): 1,
+                                             PostbackCounterKey(framework: .skadnetwork, version: "3.0"): 2,
+                                             PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 2,
+                                             PostbackCounterKey(framework: .adAttributionKit, version: nil): 1])
+            #expect(stats.postbacksByVersion == ["2.2": 1, "3.0": 2, "4.0": 2])
+            #expect(stats.postbacksByFramework == ["skadnetwork": 5, "adattributionkit": 1])
+            #expect(stats.postbacks == 6)
+            #expect(stats.duplicates == 3)
             try await store.close()
-            return
         }
-        let stored = TestPostbacks.verified()
-        #expect(try await store.write([T.accepted(stored)]) == [.stored])
-        let v22 = TestPostbacks.verified(), v30 = TestPostbacks.verified(), again30 = TestPostbacks.verified()
-        let aakEntry = StoreEntry.accepted(AcceptedPostback(attribution: aak, rawBody: aakBody, receivedAt: T.receivedAt,
-                                                            endpoint: "/postbacks"))
-        let batch = [Self.accepted(v22, version: "2.2"), Self.accepted(v30, version: "3.0"), aakEntry,
-                     T.accepted(stored), Self.accepted(again30, version: "3.0"), T.accepted(TestPostbacks.verified()),
-                     Self.accepted(v22, version: "2.2"), aakEntry]
-        #expect(try await store.write(batch) == [.stored, .stored, .stored, .duplicate, .stored, .stored, .duplicate, .duplicate])
-        let stats = try await store.stats()
-        // Keyed by framework and version: AdAttributionKit, which sends no version, is not listed as one.
-        #expect(stats.postbacksByKey == [PostbackCounterKey(framework: .skadnetwork, version: "2.2"): 1,
-                                         PostbackCounterKey(framework: .skadnetwork, version: "3.0"): 2,
-                                         PostbackCounterKey(framework: .skadnetwork, version: "4.0"): 2,
-                                         PostbackCounterKey(framework: .adAttributionKit, version: nil): 1])
-        #expect(stats.postbacksByVersion == ["2.2": 1, "3.0": 2, "4.0": 2])
-        #expect(stats.postbacksByFramework == ["skadnetwork": 5, "adattributionkit": 1])
-        #expect(stats.postbacks == 6)
-        #expect(stats.duplicates == 3)
-        try await store.close()
     }
 
     @Test("keeps the newest refusals within the cap and counts what it dropped", arguments: Engine.allCases)
     func rejectionCap(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make(cap: RejectionCap(maximumRows: 2))
         defer { cleanup() }
-        _ = try await store.write([StatCounterTests.rejected("malformed"), StatCounterTests.rejected("invalid-signature"),
-                                   StatCounterTests.rejected("malformed")])
-        _ = try await store.write([StatCounterTests.rejected("unsupported-version")])
-        try await engine.settle(store)
-        let stats = try await store.stats()
-        #expect(stats.rejectedByStatus == ["malformed": 1, "unsupported-version": 1])
-        #expect(stats.rejected == 2)
-        #expect(stats.rejectedDropped == 2)
-        try await store.close()
+        try await StoreHost.running([store]) {
+            _ = try await store.write([StatCounterTests.rejected("malformed"), StatCounterTests.rejected("invalid-signature"),
+                                       StatCounterTests.rejected("malformed")])
+            _ = try await store.write([StatCounterTests.rejected("unsupported-version")])
+            try await engine.settle(store)
+            let stats = try await store.stats()
+            #expect(stats.rejectedByStatus == ["malformed": 1, "unsupported-version": 1])
+            #expect(stats.rejected == 2)
+            #expect(stats.rejectedDropped == 2)
+            try await store.close()
+        }
     }
 
     @Test("runs on PostgreSQL too, or says why not (and fails where SKAN_REQUIRE_POSTGRES=1)")
@@ -217,8 +231,10 @@ struct StoreConformanceTests {
     func closed(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        #expect(await store.health() == nil)
-        try await store.close()
-        await #expect(throws: StoreError.self) { _ = try await store.write([T.accepted(TestPostbacks.verified())]) }
+        try await StoreHost.running([store]) {
+            #expect(await store.health() == nil)
+            try await store.close()
+            await #expect(throws: StoreError.self) { _ = try await store.write([T.accepted(TestPostbacks.verified())]) }
+        }
     }
 }

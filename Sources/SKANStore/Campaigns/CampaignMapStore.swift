@@ -9,7 +9,7 @@ import SKANCore
 /// its whole map (its dated periods carry the history), so importing a corrected file never leaves a stale row
 /// behind, and a reader sees the map before or after an import, never a mix. Networks the file does not name keep
 /// their rows. Each import is recorded (when, from where, how many rows) for `skan campaigns list`.
-public protocol CampaignMapStore: Sendable {
+public protocol CampaignMapStore: HostedStore {
     /// Brings the store's schema up to date (the same numbered migrations as the postbacks store).
     func migrate() async throws(StoreError)
     /// Replaces every stored entry of the networks `imported` names with its entries, in one transaction.

@@ -2,7 +2,7 @@
 /// renders the requests in its own dialect; streaming calls hand over one row at a time, so memory stays flat
 /// however large the table is. The calls are `async` because a server engine waits on its network; `each` is
 /// called on the caller's task, one row after the other.
-public protocol PostbackReader: Sendable {
+public protocol PostbackReader: HostedStore {
     /// Runs an aggregate and hands over its rows in key order. Throws ``StoreError`` when the engine fails;
     /// what `each` throws ends the run and passes through as it is.
     func aggregate(_ query: AggregateQuery, each: (AggregateRow) throws -> Void) async throws

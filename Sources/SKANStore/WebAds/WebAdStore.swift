@@ -3,7 +3,7 @@ import Foundation
 /// Web ads a network registered before serving them (SKAdNetwork for Web Ads, spec §7.2): the signed
 /// `AdImpressionResponse` kept under its nonce until Safari asks for it or it expires. Its own table and its own
 /// protocol, beside the postbacks table's owner; each engine is a folder or target of its own.
-public protocol WebAdStore: Sendable {
+public protocol WebAdStore: HostedStore {
     /// Brings the store's schema up to date (the same numbered migrations as the postbacks store).
     func migrate() async throws(StoreError)
     /// Keeps `ad` under its nonce. A nonce is a fresh UUID, so a second registration of one is refused.

@@ -58,10 +58,17 @@ struct StoreLocation {
         }
     }
 
-    /// Runs `body` with the campaign map open and lets go of it however `body` ends; the store's failures read as
-    /// `--db` lines.
-    func withCampaignMapStore<Result>(_ body: (any CampaignMapStore) async throws -> Result) async throws -> Result {
+    /// Runs `body` with the campaign map open and hosted (``StoreHost``), and lets go of it however `body` ends; the
+    /// store's failures read as `--db` lines.
+    func withCampaignMapStore<Result: Sendable>(_ body: (any CampaignMapStore) async throws -> Result) async throws -> Result {
         let store = try openCampaignMapStore()
+        return try await StoreHost.running([store]) {
+            try await Self.closing(store, body)
+        }
+    }
+
+    private static func closing<Result: Sendable>(_ store: any CampaignMapStore,
+                                                  _ body: (any CampaignMapStore) async throws -> Result) async throws -> Result {
         do {
             let result = try await body(store)
             await store.close()
@@ -86,16 +93,18 @@ struct StoreLocation {
         }
     }
 
-    /// Runs `body` with the read side open, and lets go of it however `body` ends.
+    /// Runs `body` with the read side open and hosted (``StoreHost``), and lets go of it however `body` ends.
     func withReader(_ body: (any PostbackReader) async throws -> Void) async throws {
         let reader = try await openReader()
-        do {
-            try await body(reader)
-        } catch {
+        try await StoreHost.running([reader]) {
+            do {
+                try await body(reader)
+            } catch {
+                await reader.close()
+                throw error
+            }
             await reader.close()
-            throw error
         }
-        await reader.close()
     }
 
     /// The statement a report runs on this engine, with its arguments (`skan report --print-sql`).
