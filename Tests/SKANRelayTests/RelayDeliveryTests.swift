@@ -181,18 +181,22 @@ struct RelayDeliveryTests {
     func keepAlive(_ kind: String) async throws {
         let (store, cleanup) = try await Self.store(kind)
         defer { cleanup() }
-        let receiver = Receiver()
-        let port = try await receiver.start()
-        let configuration = RelayConfiguration(destinations: [H.destination(port: port, inFlight: 3)])
-        let keys = try await H.write(100, to: store, configuration: configuration)
-        let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
-        #expect(await H.eventually { receiver.accepted.count == 100 })
-        relay.cancel()
-        _ = try? await relay.value
-        #expect(Set(receiver.accepted.keys) == Set(keys))
-        #expect(keys.allSatisfy { receiver.attempts(of: $0) == 1 })
-        #expect(try await store.depths().first?.pending ?? 0 == 0)
-        await receiver.stop()
+        try await StoreHost.running([store]) {
+            let receiver = Receiver()
+            let port = try await receiver.start()
+            let configuration = RelayConfiguration(destinations: [H.destination(port: port, inFlight: 3)])
+            let keys = try await H.write(100, to: store, configuration: configuration)
+            let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
+            #expect(await H.eventually { receiver.accepted.count == 100 })
+            // The receiver counts a postback before its answer reaches the relay: wait for the settlement.
+            #expect(try await H.eventually { try await store.depths().allSatisfy { $0.pending == 0 } })
+            relay.cancel()
+            _ = try? await relay.value
+            #expect(Set(receiver.accepted.keys) == Set(keys))
+            #expect(keys.allSatisfy { receiver.attempts(of: $0) == 1 })
+            await receiver.stop()
+            try await store.close()
+        }
     }
 
     @Test("sends the destination's headers and an HMAC-SHA256 of the body")

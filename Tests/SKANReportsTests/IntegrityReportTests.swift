@@ -220,28 +220,30 @@ struct IntegrityReportTests {
             [Self.entry(k2[2], at: net), Self.entry(k2[1], at: net), Self.entry(k1[1], at: dev)],
         ])
         defer { cleanup() }
-        let rows = try await IntegrityReport.rows(from: reader)
-        var example = IntegrityRow(network: "example.skadnetwork")
-        example.conflicts = 4
-        example.conflictsByField = ["conversion-value": 3, "country": 1]
-        example.copiesAgreeing = 1
-        example.copiesDisagreeing = 2
-        example.developerOnly = 1
-        example.networkOnly = 2
-        var other = IntegrityRow(network: "other.skadnetwork")
-        other.conflicts = 1
-        other.conflictsByField = ["conversion-value": 1, "country": 1]
-        other.copiesDisagreeing = 1
-        #expect(rows == [example, other])
-        // The engine's SQL and the memory engine's Swift say the same of the same rows.
-        #expect(try await reader.repeatCounts(from: nil, to: nil) == [
-            RepeatCounts(network: "example.skadnetwork", conflicts: 4, conflictsByField: ["conversion-value": 3, "country": 1],
-                         copiesAgreeing: 1, copiesDisagreeing: 2, pairsFromDeveloper: 1),
-            RepeatCounts(network: "other.skadnetwork", conflicts: 1, conflictsByField: ["conversion-value": 1, "country": 1],
-                         copiesDisagreeing: 1),
-        ])
-        #expect(try await reader.repeatCounts(from: "2099-01-01", to: nil).isEmpty)
-        await reader.close()
+        try await StoreHost.running([reader]) {
+            let rows = try await IntegrityReport.rows(from: reader)
+            var example = IntegrityRow(network: "example.skadnetwork")
+            example.conflicts = 4
+            example.conflictsByField = ["conversion-value": 3, "country": 1]
+            example.copiesAgreeing = 1
+            example.copiesDisagreeing = 2
+            example.developerOnly = 1
+            example.networkOnly = 2
+            var other = IntegrityRow(network: "other.skadnetwork")
+            other.conflicts = 1
+            other.conflictsByField = ["conversion-value": 1, "country": 1]
+            other.copiesDisagreeing = 1
+            #expect(rows == [example, other])
+            // The engine's SQL and the memory engine's Swift say the same of the same rows.
+            #expect(try await reader.repeatCounts(from: nil, to: nil) == [
+                RepeatCounts(network: "example.skadnetwork", conflicts: 4, conflictsByField: ["conversion-value": 3, "country": 1],
+                             copiesAgreeing: 1, copiesDisagreeing: 2, pairsFromDeveloper: 1),
+                RepeatCounts(network: "other.skadnetwork", conflicts: 1, conflictsByField: ["conversion-value": 1, "country": 1],
+                             copiesDisagreeing: 1),
+            ])
+            #expect(try await reader.repeatCounts(from: "2099-01-01", to: nil).isEmpty)
+            await reader.close()
+        }
     }
 
     @Test("the first copy's client address is kept when the repeat finds it in its own batch, else left empty",
@@ -256,19 +258,21 @@ struct IntegrityReportTests {
              Self.entry(apart[1], at: Self.developer, from: "203.0.113.10")],
         ])
         defer { cleanup() }
-        let latest = try await reader.latestConflicts(limit: 5)
-        #expect(latest.map(\.clientAddress) == ["203.0.113.10", "203.0.113.9"])
-        #expect(latest.map(\.firstClientAddress) == [nil, "198.51.100.2"])
-        #expect(latest.map(\.firstEndpoint) == [Self.network, Self.network])
-        var names: [String] = []
-        var addresses: [String?] = []
-        try await reader.export(.repeats) { names = $0 } each: { row in
-            let index = try #require(names.firstIndex(of: "first_client_address"))
-            if case .text(let bytes) = row.value(at: index) { addresses.append(String(decoding: bytes, as: UTF8.self)) }
-            else { addresses.append(nil) }
+        try await StoreHost.running([reader]) {
+            let latest = try await reader.latestConflicts(limit: 5)
+            #expect(latest.map(\.clientAddress) == ["203.0.113.10", "203.0.113.9"])
+            #expect(latest.map(\.firstClientAddress) == [nil, "198.51.100.2"])
+            #expect(latest.map(\.firstEndpoint) == [Self.network, Self.network])
+            var names: [String] = []
+            var addresses: [String?] = []
+            try await reader.export(.repeats) { names = $0 } each: { row in
+                let index = try #require(names.firstIndex(of: "first_client_address"))
+                if case .text(let bytes) = row.value(at: index) { addresses.append(String(decoding: bytes, as: UTF8.self)) }
+                else { addresses.append(nil) }
+            }
+            #expect(names == RepeatTable.exportColumns)
+            #expect(addresses == ["198.51.100.2", nil])
+            await reader.close()
         }
-        #expect(names == RepeatTable.exportColumns)
-        #expect(addresses == ["198.51.100.2", nil])
-        await reader.close()
     }
 }

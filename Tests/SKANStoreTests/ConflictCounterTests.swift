@@ -18,20 +18,22 @@ struct ConflictCounterTests {
     func byField(_ engine: Engine) async throws {
         let (store, cleanup) = try await engine.make()
         defer { cleanup() }
-        let (first, changed, _) = R.pair {
-            $0.conversionValue = 42
-            $0.countryCode = "FR"
+        try await StoreHost.running([store]) {
+            let (first, changed, _) = R.pair {
+                $0.conversionValue = 42
+                $0.countryCode = "FR"
+            }
+            let (other, coarse, _) = R.pair { $0.conversionValue = 7 }
+            #expect(try await store.write([R.entry(first), R.entry(other)]) == [.stored, .stored])
+            #expect(try await store.write([R.entry(changed), R.entry(coarse), R.entry(changed)]) == [.duplicate, .duplicate, .duplicate])
+            let stats = try await store.stats()
+            #expect(stats.conflicts == 2)
+            #expect(stats.conflictsByField == ["conversion-value": 2, "country": 1])
+            #expect(stats.json.contains(#""duplicates":3,"conflicts":2,"#
+                                        + #""conflicts-by-field":{"coarse-value":0,"conversion-value":2,"country":1,"interaction":0}"#),
+                    "\(stats.json)")
+            try await store.close()
         }
-        let (other, coarse, _) = R.pair { $0.conversionValue = 7 }
-        #expect(try await store.write([R.entry(first), R.entry(other)]) == [.stored, .stored])
-        #expect(try await store.write([R.entry(changed), R.entry(coarse), R.entry(changed)]) == [.duplicate, .duplicate, .duplicate])
-        let stats = try await store.stats()
-        #expect(stats.conflicts == 2)
-        #expect(stats.conflictsByField == ["conversion-value": 2, "country": 1])
-        #expect(stats.json.contains(#""duplicates":3,"conflicts":2,"#
-                                    + #""conflicts-by-field":{"coarse-value":0,"conversion-value":2,"country":1,"interaction":0}"#),
-                "\(stats.json)")
-        try await store.close()
     }
 
     @Test("the migration adds the first copy's address and counts the conflicts kept before by value",
@@ -47,9 +49,11 @@ struct ConflictCounterTests {
         }
         if engine == .postgres { url = try #require(PostgresTestServer.shared).makeDatabase() }
         let store = try await open()
-        _ = try await store.write([R.entry(first)])
-        _ = try await store.write([R.entry(changed)])
-        try await store.close()
+        try await StoreHost.running([store]) {
+            _ = try await store.write([R.entry(first)])
+            _ = try await store.write([R.entry(changed)])
+            try await store.close()
+        }
         // As the release before made it: no column, no counters by value, the migration not run.
         let undo = """
             ALTER TABLE \(RepeatTable.name) DROP COLUMN first_client_address;
@@ -65,13 +69,15 @@ struct ConflictCounterTests {
             try queue.close()
         }
         let upgraded = try await open()
-        #expect(try await upgraded.stats().conflictsByField == ["coarse-value": 1])
-        #expect(try await upgraded.stats().conflicts == 1)
-        // The table again has every described column: a new conflict is kept with it.
-        let (again, relayed, _) = R.pair { $0.countryCode = "DE" }
-        _ = try await upgraded.write([R.entry(again, clientAddress: "198.51.100.7"), R.entry(relayed, clientAddress: "203.0.113.9")])
-        #expect(try await upgraded.stats().conflictsByField == ["coarse-value": 1, "country": 1])
-        try await upgraded.close()
+        try await StoreHost.running([upgraded]) {
+            #expect(try await upgraded.stats().conflictsByField == ["coarse-value": 1])
+            #expect(try await upgraded.stats().conflicts == 1)
+            // The table again has every described column: a new conflict is kept with it.
+            let (again, relayed, _) = R.pair { $0.countryCode = "DE" }
+            _ = try await upgraded.write([R.entry(again, clientAddress: "198.51.100.7"), R.entry(relayed, clientAddress: "203.0.113.9")])
+            #expect(try await upgraded.stats().conflictsByField == ["coarse-value": 1, "country": 1])
+            try await upgraded.close()
+        }
     }
 
     static func openPostgres(_ url: String) async throws -> any PostbackStore {
