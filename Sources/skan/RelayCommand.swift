@@ -142,22 +142,18 @@ struct RelayCommand: AsyncParsableCommand {
             }
             let count = try await RelayCommand.withOutbox(db) { outbox, location in
                 let reader = try await location.openReader()
-                let items: [OutboxItem]
                 do {
-                    items = try await RelayReplay.items(from: reader, to: target, days: days)
+                    // A thousand postbacks read, then their entries queued in one transaction: a long history never
+                    // holds the writer for long, nor more than a step in memory.
+                    let count = try await RelayReplay.replay(from: reader, to: target, days: days, batch: 1000) { items in
+                        try await outbox.enqueue(items, now: Date())
+                    }
+                    await reader.close()
+                    return count
                 } catch {
                     await reader.close()
                     throw error
                 }
-                await reader.close()
-                // In slices: one transaction per slice, so a long history never holds the writer for long.
-                var start = 0
-                while start < items.count {
-                    let slice = Array(items[start ..< min(start + 1000, items.count)])
-                    try await outbox.enqueue(slice, now: Date())
-                    start += slice.count
-                }
-                return items.count
             }
             print("\(count) postback\(count == 1 ? "" : "s") queued for \(destination)")
         }
