@@ -159,13 +159,13 @@ struct ServeCommand: AsyncParsableCommand {
             ("admin", { [adminURL = Self.url(host: adminAccess.bindHost)] in
                 "admin on http://\(adminURL):\($0) (/stats, /metrics, /postbacks/{transaction-id})" }),
         ]
+        let relayMetrics = relaying.map {
+            RelayMetrics(registry: collector.metrics.registry, destinations: $0.configuration.destinations.map(\.name))
+        }
         if let relaying {
             // Started after the migrations (a worker of the group): it claims from the outbox at once.
-            composition.add(worker: RelayService(
-                configuration: relaying.configuration, outbox: relaying.outbox,
-                metrics: RelayMetrics(registry: collector.metrics.registry,
-                                      destinations: relaying.configuration.destinations.map(\.name)),
-                logger: logger))
+            composition.add(worker: RelayService(configuration: relaying.configuration, outbox: relaying.outbox,
+                                                 metrics: relayMetrics, logger: logger))
         }
         if let dashboardPort, let dashboardAccess {
             // The reader needs the schema: migrate now (the collector's own migration then finds nothing to do).
@@ -173,7 +173,13 @@ struct ServeCommand: AsyncParsableCommand {
             let opened = try await location.openReader()
             let campaignMaps = try location.openCampaignMapStore()
             do {
-                let dashboard = try await Dashboard(reader: opened, campaignMaps: campaignMaps)
+                var dashboard = try await Dashboard(reader: opened, campaignMaps: campaignMaps)
+                if let relaying, let relayMetrics {
+                    // The relay page shows what this collector sent beside the outbox the fleet shares.
+                    dashboard.relayDelivery = RelayDelivery(destinations: relaying.configuration.destinations.map(\.name)) {
+                        relayMetrics.counts().mapValues { RelayDelivery.Counts(sent: $0.sent, retried: $0.retried, dead: $0.dead) }
+                    }
+                }
                 if !dashboard.hasCharts {
                     logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); the dashboard shows tables only")
                 }
