@@ -15,18 +15,15 @@ struct RelayCommand: AsyncParsableCommand {
         subcommands: [Status.self, Retry.self, Replay.self]
     )
 
-    /// The relay configuration at `path` and the outbox of `store`, or `nil` without a path; refuses a store that
-    /// keeps no outbox.
-    static func relaying(_ path: String?, store: any PostbackStore) throws(CLIError)
-        -> (configuration: RelayConfiguration, outbox: any Outbox)? {
+    /// The relay configuration at `path`, checked, or `nil` without a path. Read before anything is opened: a bad
+    /// file stops `skan serve` without leaving a database behind.
+    static func configuration(_ path: String?) throws(CLIError) -> RelayConfiguration? {
         guard let path else { return nil }
-        let configuration: RelayConfiguration
         do {
-            configuration = try RelayConfiguration.load(path: path)
+            return try RelayConfiguration.load(path: path)
         } catch {
             throw CLIError(error.reason)
         }
-        return (configuration, try outbox(of: store))
     }
 
     static func outbox(of store: any PostbackStore) throws(CLIError) -> any Outbox {

@@ -140,12 +140,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rateLimit = try limits.configuration()
         configuration.clientAddress = try limits.clientAddress()
         if !paths.isEmpty { configuration.postbackPaths = paths }
+        let relayConfiguration = try RelayCommand.configuration(relay)
         // Every listener's port is tried before anything is created: a busy port leaves no database file behind.
         try await Self.probe(configuration, dashboard: dashboardPort.map { ($0, dashboardHost) },
                              signer: signerPort.map { ($0, signerHost) })
         let location = try StoreLocation(db)
         let store = try storage.open(db)
-        let relaying = try RelayCommand.relaying(relay, store: store)
+        let relaying = try relayConfiguration.map { configuration throws(CLIError) in
+            (configuration: configuration, outbox: try RelayCommand.outbox(of: store))
+        }
         let collector: Collector
         do {
             collector = try Collector(configuration: configuration, store: store, verifier: verifier, logger: logger,
