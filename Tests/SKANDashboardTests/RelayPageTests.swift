@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import SKANHTTP
 import SKANReports
 import SKANStore
 import Testing
@@ -136,6 +137,28 @@ struct RelayPageTests {
         #expect(html.contains(#"data-tile="relay-oldest">2 h 0 min<"#))
         #expect(html.contains(#"<tr data-dead-letter="\#(claimed[0].id)">"#))
         #expect(!html.contains("secret body"))
+    }
+
+    @Test("behind a token, /relay answers 401 without it and the page with it, as every page")
+    func token() async throws {
+        let dashboard = try await Dashboard(reader: OutboxReader(dead: [
+            DeadLetter(id: 1, destination: "partner", attempts: 3, lastError: "HTTP 404", createdAt: Self.now),
+        ]))
+        let access = try OperatorAccess(host: "127.0.0.1", token: "0123456789abcdef",
+                                        options: .init(host: "--host", tokenFile: "--token-file"))
+        let router = Router()
+        router.add(middleware: OperatorAccessMiddleware(access, login: true))
+        dashboard.addRoutes(to: router)
+        try await Application(router: router).test(.router) { client in
+            try await client.execute(uri: "/relay", method: .get) { response in
+                #expect(response.status == .unauthorized)
+                #expect(!String(buffer: response.body).contains("HTTP 404"))
+            }
+            try await client.execute(uri: "/relay", method: .get, headers: [.authorization: "Bearer 0123456789abcdef"]) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains(#"data-dead-letter="1""#))
+            }
+        }
     }
 
     @Test("ages read in the two largest units", arguments: [
