@@ -29,6 +29,11 @@ public struct Dashboard: Sendable {
     let campaignMaps: (any CampaignMapStore)?
     /// The stored map as last read, kept until an import is recorded.
     let campaignMapCache = CampaignMapCache()
+    /// The relay page's delivery side, when this process delivers (`skan serve --relay FILE --dashboard-port N`);
+    /// without it the page shows the outbox alone.
+    public var relayDelivery: RelayDelivery?
+    /// The time pages measure ages against (the oldest queued entry's).
+    var now: @Sendable () -> Date = { Date() }
 
     /// A dashboard over `reader`. Throws when its templates are missing from the installation; a missing Chart.js
     /// is not an error (pages keep their tables), see ``DashboardAssets/chartJS``.
@@ -82,7 +87,8 @@ public struct Dashboard: Sendable {
             let model = try await PageContent.build(page, view: view, reader: reader, schema: schema,
                                                     known: try await known.values(from: reader),
                                                     names: try await names(for: view),
-                                                    latestRefusals: latestRefusals, hasCharts: hasCharts)
+                                                    latestRefusals: latestRefusals, hasCharts: hasCharts,
+                                                    relay: relayDelivery, now: now())
             guard let html = templates.render(model, withTemplate: "page") else {
                 return Self.text(.internalServerError, "dashboard: the page template is missing\n")
             }

@@ -1,3 +1,4 @@
+import Foundation
 import SKANReports
 import SKANStore
 
@@ -39,19 +40,28 @@ struct PageContent {
     let unfilteredNote: String
     /// The command that prints the integrity counts per network (the integrity page).
     let integrityCommand: String?
+    /// The relay page's destinations, dead letters, the note on where its numbers come from, and the command that
+    /// retries every dead letter (when there is one).
+    let relayRows: [RelayRow]
+    let hasRelayRows: Bool
+    let deadLetters: [DeadLetterRow]
+    let hasDeadLetters: Bool
+    let relayNote: String?
+    let relayRetryCommand: String?
     let isLive: Bool
     let hasCharts: Bool
     let missingCharts: Bool
 
     static func build(_ page: DashboardPage, view: DashboardView, reader: any PostbackReader, schema: ConversionSchema?,
                       known: KnownValues, names: CampaignLabels = .none, latestRefusals: Int,
-                      hasCharts: Bool) async throws -> PageContent {
+                      hasCharts: Bool, relay: RelayDelivery? = nil, now: Date = Date()) async throws -> PageContent {
         let builder = PanelBuilder(reader: reader, view: view, schema: schema, known: known, names: names)
         var tiles: [Tile] = []
         var panels: [Panel] = []
         var refusals: [Refusal] = []
         var conflicts: [Conflict] = []
         var emptyNote: String?
+        var relaySection: RelaySection?
         switch page {
         case .overview:
             let totals = try await builder.totals()
@@ -105,6 +115,11 @@ struct PageContent {
                      value: Self.percent(stats.conflicts, of: stats.duplicates), id: "conflict-rate"),
             ]
             conflicts = try await reader.latestConflicts(limit: latestRefusals).map(Self.conflict)
+        case .relay:
+            let section = try await Self.relaySection(reader: reader, delivery: relay, deadLetterLimit: latestRefusals, now: now)
+            tiles = section.tiles
+            emptyNote = section.emptyNote
+            relaySection = section
         case .live:
             let stats = try await reader.stats()
             tiles = [
@@ -137,6 +152,9 @@ struct PageContent {
             tiles: tiles, emptyNote: emptyNote, panels: panels, refusals: refusals, hasRefusals: !refusals.isEmpty,
             conflicts: conflicts, hasConflicts: !conflicts.isEmpty, unfilteredNote: page.unfilteredNote,
             integrityCommand: page == .integrity ? "skan report --integrity --format csv" : nil,
+            relayRows: relaySection?.rows ?? [], hasRelayRows: !(relaySection?.rows.isEmpty ?? true),
+            deadLetters: relaySection?.deadLetters ?? [], hasDeadLetters: !(relaySection?.deadLetters.isEmpty ?? true),
+            relayNote: relaySection?.note, relayRetryCommand: relaySection?.retryCommand,
             isLive: page == .live, hasCharts: hasCharts, missingCharts: !hasCharts)
     }
 

@@ -77,6 +77,12 @@ extension PageContent: MustacheParent {
         case "isLive": isLive
         case "hasCharts": hasCharts
         case "missingCharts": missingCharts
+        case "relayRows": relayRows
+        case "hasRelayRows": hasRelayRows
+        case "deadLetters": deadLetters
+        case "hasDeadLetters": hasDeadLetters
+        case "relayNote": relayNote
+        case "relayRetryCommand": relayRetryCommand
         default: nil
         }
     }

@@ -30,12 +30,6 @@ public enum RelayReplay {
             self.until = until
         }
 
-        /// Whether a postback received at `receivedAt` (ISO 8601 UTC, as stored) is in the range.
-        func contains(_ receivedAt: some Collection<UInt8>) -> Bool {
-            let day = String(decoding: receivedAt.prefix(10), as: UTF8.self)
-            return day >= since && (until.map { day <= $0 } ?? true)
-        }
-
         static func isDay(_ text: String) -> Bool {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
             guard parts.count == 3, parts.map(\.count) == [4, 2, 2], parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
@@ -44,29 +38,42 @@ public enum RelayReplay {
         }
     }
 
-    /// The entries `destination` gets for the postbacks `reader` holds that arrived on `days` and that its filter
-    /// takes, in arrival order. Reads the postbacks table once, from start to end (the export's stream).
-    public static func items(from reader: any PostbackReader, to destination: RelayDestination,
-                             days: Days) async throws -> [OutboxItem] {
-        var items: [OutboxItem] = []
-        var columns: [PostbackColumn?] = []
-        var receivedAt = 0
-        try await reader.export(.postbacks, header: { names in
-            let byName = Dictionary(PostbackTable.columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-            columns = names.map { byName[$0] }
-            receivedAt = names.firstIndex(of: PostbackTable.receivedAt.name) ?? -1
-        }, each: { row in
-            // The day first, from the row's own bytes: most rows of a long history are outside the range.
-            guard receivedAt >= 0, case .text(let arrived) = row.value(at: receivedAt), days.contains(arrived) else { return }
-            var values: [String: ColumnValue] = [:]
-            for (index, column) in columns.enumerated() {
-                guard let column else { continue }
-                values[column.name] = Self.value(row.value(at: index))
+    /// Queues for `destination` the postbacks `reader` holds that arrived on `days` and that its filter takes, in
+    /// arrival (id) order, reading `batch` postbacks at a time (``ExportPage``): `queue` gets each step's entries (the
+    /// caller queues them, one transaction a step) before the next step is read, so what is held is one step,
+    /// however many postbacks the days hold. Returns how many entries were queued.
+    public static func replay(from reader: any PostbackReader, to destination: RelayDestination, days: Days,
+                              batch: Int = 1000, queue: ([OutboxItem]) async throws -> Void) async throws -> Int {
+        var page = ExportPage(after: 0, limit: max(batch, 1), from: days.since, to: days.until)
+        var queued = 0
+        while true {
+            var items: [OutboxItem] = []
+            var (read, last): (Int, Int64?) = (0, nil)
+            var columns: [PostbackColumn?] = []
+            var idIndex = -1
+            try await reader.export(.postbacks, page: page, header: { names in
+                let byName = Dictionary(PostbackTable.columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+                columns = names.map { byName[$0] }
+                idIndex = names.firstIndex(of: "id") ?? -1
+            }, each: { row in
+                read += 1
+                if idIndex >= 0, case .integer(let id) = row.value(at: idIndex) { last = id }
+                var values: [String: ColumnValue] = [:]
+                for (index, column) in columns.enumerated() {
+                    guard let column else { continue }
+                    values[column.name] = Self.value(row.value(at: index))
+                }
+                let stored = StoredPostback { values[$0.name] ?? .null }
+                if destination.filter.takes(stored) { items.append(RelayRouter.item(for: stored, to: destination)) }
+            })
+            if !items.isEmpty {
+                try await queue(items)
+                queued += items.count
             }
-            let stored = StoredPostback { values[$0.name] ?? .null }
-            if destination.filter.takes(stored) { items.append(RelayRouter.item(for: stored, to: destination)) }
-        })
-        return items
+            // A short step is the last; so is one whose rows had no id to go on from (never, from an engine).
+            guard read == page.limit, let last else { return queued }
+            page.after = last
+        }
     }
 
     /// An exported value as a column value (booleans are exported as 0 or 1, as the columns read them).

@@ -31,6 +31,44 @@ enum PostgresOutbox {
         "CREATE INDEX relay_outbox_due ON relay_outbox (destination, due_at, id) WHERE NOT dead",
     ]
 
+    /// Per destination, what waits and what is dead (``Outbox/depths()``); the store and its reader both read it.
+    static func depths(_ pool: PostgresPool) async throws(StoreError) -> [OutboxDepth] {
+        let logger = pool.logger
+        return try await pool.run(.readFailed, "cannot read the relay outbox") { client in
+            // Names sorted by their bytes (COLLATE "C"), as the other engines sort them.
+            let rows = try await client.query("""
+                SELECT destination, count(*) FILTER (WHERE NOT dead), count(*) FILTER (WHERE dead),
+                    min(created_at) FILTER (WHERE NOT dead),
+                    (SELECT last_error FROM relay_outbox AS e WHERE e.destination = o.destination
+                        AND e.last_error IS NOT NULL ORDER BY e.id DESC LIMIT 1)
+                FROM relay_outbox AS o GROUP BY destination ORDER BY destination COLLATE "C"
+                """, logger: logger)
+            var depths: [OutboxDepth] = []
+            for try await (name, pending, dead, oldest, error) in rows.decode((String, Int64, Int64, Int64?, String?).self) {
+                depths.append(OutboxDepth(destination: name, pending: Int(pending), dead: Int(dead),
+                                          oldest: oldest.map(Date.init(outboxMilliseconds:)), lastError: error))
+            }
+            return depths
+        }
+    }
+
+    /// The newest `limit` dead letters (``PostbackReader/deadLetters(limit:)``).
+    static func deadLetters(_ pool: PostgresPool, limit: Int) async throws(StoreError) -> [DeadLetter] {
+        let logger = pool.logger
+        return try await pool.run(.readFailed, "cannot read the relay outbox") { client in
+            var binds = PostgresBindings(capacity: 1)
+            binds.append(Int64(max(limit, 0)))
+            let rows = try await client.query(PostgresQuery(unsafeSQL: DeadLetter.statement(limit: "$1"), binds: binds),
+                                              logger: logger)
+            var letters: [DeadLetter] = []
+            for try await (id, name, attempts, error, createdAt) in rows.decode((Int64, String, Int64, String?, Int64).self) {
+                letters.append(DeadLetter(id: id, destination: name, attempts: Int(attempts), lastError: error,
+                                          createdAt: Date(outboxMilliseconds: createdAt)))
+            }
+            return letters
+        }
+    }
+
     /// Inserts `items`, each queued (and due) at its time, in the order given: a statement whose text never
     /// changes with the number of items (arrays, one per column).
     static func insert(_ items: [(item: OutboxItem, at: Int64)]) -> PostgresQuery {
@@ -166,23 +204,7 @@ extension PostgresPostbackStore: Outbox {
     }
 
     public func depths() async throws(StoreError) -> [OutboxDepth] {
-        let logger = pool.logger
-        return try await pool.run(.readFailed, "cannot read the relay outbox") { client in
-            // Names sorted by their bytes (COLLATE "C"), as the other engines sort them.
-            let rows = try await client.query("""
-                SELECT destination, count(*) FILTER (WHERE NOT dead), count(*) FILTER (WHERE dead),
-                    min(created_at) FILTER (WHERE NOT dead),
-                    (SELECT last_error FROM relay_outbox AS e WHERE e.destination = o.destination
-                        AND e.last_error IS NOT NULL ORDER BY e.id DESC LIMIT 1)
-                FROM relay_outbox AS o GROUP BY destination ORDER BY destination COLLATE "C"
-                """, logger: logger)
-            var depths: [OutboxDepth] = []
-            for try await (name, pending, dead, oldest, error) in rows.decode((String, Int64, Int64, Int64?, String?).self) {
-                depths.append(OutboxDepth(destination: name, pending: Int(pending), dead: Int(dead),
-                                          oldest: oldest.map(Date.init(outboxMilliseconds:)), lastError: error))
-            }
-            return depths
-        }
+        try await PostgresOutbox.depths(pool)
     }
 
     public func reviveDead(destination: String?, now: Date) async throws(StoreError) -> Int {

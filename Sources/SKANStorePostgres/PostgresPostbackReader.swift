@@ -78,20 +78,26 @@ public final class PostgresPostbackReader: PostbackReader {
     }
 
     public func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws {
-        let logger = pool.logger
-        let name = table.rawValue
-        // The columns come from the catalogue, as SQLite's export takes them from the file.
-        let columns = try await pool.run(.readFailed, "the export failed") { client in
-            var names: [String] = []
-            let rows = try await client.query("""
-                SELECT column_name::text FROM information_schema.columns
-                WHERE table_schema = current_schema() AND table_name = \(name) ORDER BY ordinal_position
-                """, logger: logger)
-            for try await column in rows.decode(String.self) { names.append(column) }
-            return names
-        }
+        try await export(table, PostgresQuery(unsafeSQL: "SELECT * FROM \(table.rawValue) ORDER BY id"), header: header, each: each)
+    }
+
+    public func export(_ table: ExportTable, page: ExportPage, header: ([String]) throws -> Void,
+                       each: (ExportRow) throws -> Void) async throws {
+        var binds = PostgresBindings(capacity: 4)
+        binds.append(page.after)
+        if let from = page.from { binds.append(from) }
+        if let to = page.to { binds.append(to) }
+        binds.append(Int64(max(page.limit, 0)))
+        try await export(table, PostgresQuery(unsafeSQL: page.statement(table) { "$\($0)" }, binds: binds),
+                         header: header, each: each)
+    }
+
+    /// Hands over the rows `query` (a `SELECT *` of `table`) streams, after the table's column names.
+    private func export(_ table: ExportTable, _ query: PostgresQuery, header: ([String]) throws -> Void,
+                        each: (ExportRow) throws -> Void) async throws {
+        let columns = try await columns(of: table)
         try header(columns)
-        let rows = try await stream(PostgresQuery(unsafeSQL: "SELECT * FROM \(name) ORDER BY id"), "the export failed")
+        let rows = try await stream(query, "the export failed")
         var scratch = ExportScratch(columns: columns.count)
         do {
             for try await row in rows {
@@ -106,6 +112,29 @@ public final class PostgresPostbackReader: PostbackReader {
     /// Runs the pool's connections and calls until the store closes: its host's to run (``HostedStore``).
     public func run() async {
         await pool.run()
+    }
+
+    /// The columns of `table`, from the catalogue, as SQLite's export takes them from the file.
+    private func columns(of table: ExportTable) async throws(StoreError) -> [String] {
+        let logger = pool.logger
+        let name = table.rawValue
+        return try await pool.run(.readFailed, "the export failed") { client in
+            var names: [String] = []
+            let rows = try await client.query("""
+                SELECT column_name::text FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = \(name) ORDER BY ordinal_position
+                """, logger: logger)
+            for try await column in rows.decode(String.self) { names.append(column) }
+            return names
+        }
+    }
+
+    public func outboxDepths() async throws -> [OutboxDepth] {
+        try await PostgresOutbox.depths(pool)
+    }
+
+    public func deadLetters(limit: Int) async throws -> [DeadLetter] {
+        try await PostgresOutbox.deadLetters(pool, limit: limit)
     }
 
     /// Lets go of the pool's connections.

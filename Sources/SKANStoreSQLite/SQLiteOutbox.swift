@@ -28,6 +28,28 @@ enum SQLiteOutbox {
         INSERT INTO relay_outbox (destination, idempotency_key, body, created_at, due_at) VALUES (?, ?, ?, ?, ?)
         """
 
+    /// Per destination, what waits and what is dead (``Outbox/depths()``); the store and its reader both read it.
+    static func depths(_ db: Database) throws -> [OutboxDepth] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT destination, sum(dead = 0), sum(dead), min(CASE WHEN dead = 0 THEN created_at END),
+                (SELECT last_error FROM relay_outbox AS e WHERE e.destination = o.destination
+                    AND e.last_error IS NOT NULL ORDER BY e.id DESC LIMIT 1)
+            FROM relay_outbox AS o GROUP BY destination ORDER BY destination
+            """)
+        return rows.map { row in
+            OutboxDepth(destination: row[0], pending: row[1], dead: row[2],
+                        oldest: (row[3] as Int64?).map(Date.init(outboxMilliseconds:)), lastError: row[4])
+        }
+    }
+
+    /// The newest `limit` dead letters (``PostbackReader/deadLetters(limit:)``).
+    static func deadLetters(limit: Int, in db: Database) throws -> [DeadLetter] {
+        try Row.fetchAll(db, sql: DeadLetter.statement(limit: "?"), arguments: [limit]).map { row in
+            DeadLetter(id: row[0], destination: row[1], attempts: row[2], lastError: row[3],
+                       createdAt: Date(outboxMilliseconds: row[4]))
+        }
+    }
+
     /// One insert per item, inside the caller's transaction.
     static func enqueue(_ items: [OutboxItem], now: Date, in db: Database) throws {
         let statement = try db.cachedStatement(sql: insert)
@@ -82,18 +104,7 @@ extension SQLitePostbackStore: Outbox {
 
     public func depths() async throws(StoreError) -> [OutboxDepth] {
         do {
-            return try await database.read { db in
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT destination, sum(dead = 0), sum(dead), min(CASE WHEN dead = 0 THEN created_at END),
-                        (SELECT last_error FROM relay_outbox AS e WHERE e.destination = o.destination
-                            AND e.last_error IS NOT NULL ORDER BY e.id DESC LIMIT 1)
-                    FROM relay_outbox AS o GROUP BY destination ORDER BY destination
-                    """)
-                return rows.map { row in
-                    OutboxDepth(destination: row[0], pending: row[1], dead: row[2],
-                                oldest: (row[3] as Int64?).map(Date.init(outboxMilliseconds:)), lastError: row[4])
-                }
-            }
+            return try await database.read(SQLiteOutbox.depths)
         } catch {
             throw StoreError(.readFailed, "cannot read the relay outbox: \(error)")
         }

@@ -105,6 +105,32 @@ public final class SQLitePostbackReader: PostbackReader {
         try exportNow(table, header: header, each: each)
     }
 
+    public func export(_ table: ExportTable, page: ExportPage, header: ([String]) throws -> Void,
+                       each: (ExportRow) throws -> Void) async throws {
+        var arguments: [any DatabaseValueConvertible] = [page.after]
+        if let from = page.from { arguments.append(from) }
+        if let to = page.to { arguments.append(to) }
+        arguments.append(page.limit)
+        try exportNow(table, sql: page.statement(table) { _ in "?" }, arguments: StatementArguments(arguments),
+                      header: header, each: each)
+    }
+
+    public func outboxDepths() async throws -> [OutboxDepth] {
+        try readOutbox { db in try SQLiteOutbox.depths(db) }
+    }
+
+    public func deadLetters(limit: Int) async throws -> [DeadLetter] {
+        try readOutbox { db in try SQLiteOutbox.deadLetters(limit: limit, in: db) }
+    }
+
+    private func readOutbox<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try database.read(body)
+        } catch let error as DatabaseError {
+            throw StoreError(.readFailed, "cannot read the relay outbox: \(error)")
+        }
+    }
+
     public func stats() async throws -> StoreStats { try statsNow() }
 
     public func checks(from: String?, to: String?) async throws -> [PostbackChecks] { try checksNow(from: from, to: to) }
@@ -197,15 +223,16 @@ public final class SQLitePostbackReader: PostbackReader {
         }
     }
 
-    private func exportNow(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) throws {
+    private func exportNow(_ table: ExportTable, sql: String? = nil, arguments: StatementArguments = StatementArguments(),
+                           header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) throws {
         do {
             try database.read { db in
                 // The columns come from the file: a refusal table has no description of its own, and a
                 // postbacks table of this release has exactly ``PostbackTable/exportColumns`` (a test checks).
                 let columns = try db.columns(in: table.rawValue).map(\.name)
                 try header(columns)
-                let statement = try db.makeStatement(sql: "SELECT * FROM \(table.rawValue) ORDER BY id")
-                let cursor = try Row.fetchCursor(statement)
+                let statement = try db.makeStatement(sql: sql ?? "SELECT * FROM \(table.rawValue) ORDER BY id")
+                let cursor = try Row.fetchCursor(statement, arguments: arguments)
                 // GRDB prepares, steps and finalizes the statement; the values of the current row are read straight
                 // from it, because decoding each through GRDB's generic path cost more than the query itself.
                 let raw = statement.sqliteStatement

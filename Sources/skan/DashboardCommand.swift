@@ -10,7 +10,7 @@ import SKANStore
 struct DashboardCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dashboard",
-        abstract: "Serve the stored postbacks as charts and tables in a browser (overview, values, windows, frameworks, refused, integrity, live).",
+        abstract: "Serve the stored postbacks as charts and tables in a browser (overview, values, windows, frameworks, refused, integrity, relay, live).",
         discussion: """
             Pages are server-rendered HTML that read without JavaScript; charts use Chart.js from Debian's \
             libjs-chart.js (\(Dashboard.debianChartJS)), served by the dashboard itself, never from a CDN. Filters \

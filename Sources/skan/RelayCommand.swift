@@ -15,18 +15,15 @@ struct RelayCommand: AsyncParsableCommand {
         subcommands: [Status.self, Retry.self, Replay.self]
     )
 
-    /// The relay configuration at `path` and the outbox of `store`, or `nil` without a path; refuses a store that
-    /// keeps no outbox.
-    static func relaying(_ path: String?, store: any PostbackStore) throws(CLIError)
-        -> (configuration: RelayConfiguration, outbox: any Outbox)? {
+    /// The relay configuration at `path`, checked, or `nil` without a path. Read before anything is opened: a bad
+    /// file stops `skan serve` without leaving a database behind.
+    static func configuration(_ path: String?) throws(CLIError) -> RelayConfiguration? {
         guard let path else { return nil }
-        let configuration: RelayConfiguration
         do {
-            configuration = try RelayConfiguration.load(path: path)
+            return try RelayConfiguration.load(path: path)
         } catch {
             throw CLIError(error.reason)
         }
-        return (configuration, try outbox(of: store))
     }
 
     static func outbox(of store: any PostbackStore) throws(CLIError) -> any Outbox {
@@ -147,24 +144,20 @@ struct RelayCommand: AsyncParsableCommand {
             }
             let count = try await RelayCommand.withOutbox(db) { outbox, location in
                 let reader = try await location.openReader()
-                let items: [OutboxItem] = try await StoreHost.running([reader]) {
+                return try await StoreHost.running([reader]) {
                     do {
-                        let items = try await RelayReplay.items(from: reader, to: target, days: days)
+                        // A thousand postbacks read, then their entries queued in one transaction: a long history
+                        // never holds the writer for long, nor more than a step in memory.
+                        let count = try await RelayReplay.replay(from: reader, to: target, days: days, batch: 1000) { items in
+                            try await outbox.enqueue(items, now: Date())
+                        }
                         await reader.close()
-                        return items
+                        return count
                     } catch {
                         await reader.close()
                         throw error
                     }
                 }
-                // In slices: one transaction per slice, so a long history never holds the writer for long.
-                var start = 0
-                while start < items.count {
-                    let slice = Array(items[start ..< min(start + 1000, items.count)])
-                    try await outbox.enqueue(slice, now: Date())
-                    start += slice.count
-                }
-                return items.count
             }
             print("\(count) postback\(count == 1 ? "" : "s") queued for \(destination)")
         }

@@ -140,12 +140,15 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.rateLimit = try limits.configuration()
         configuration.clientAddress = try limits.clientAddress()
         if !paths.isEmpty { configuration.postbackPaths = paths }
+        let relayConfiguration = try RelayCommand.configuration(relay)
         // Every listener's port is tried before anything is created: a busy port leaves no database file behind.
         try await Self.probe(configuration, dashboard: dashboardPort.map { ($0, dashboardHost) },
                              signer: signerPort.map { ($0, signerHost) })
         let location = try StoreLocation(db)
         let store = try storage.open(db)
-        let relaying = try RelayCommand.relaying(relay, store: store)
+        let relaying = try relayConfiguration.map { configuration throws(CLIError) in
+            (configuration: configuration, outbox: try RelayCommand.outbox(of: store))
+        }
         let collector: Collector
         do {
             collector = try Collector(configuration: configuration, store: store, verifier: verifier, logger: logger,
@@ -159,13 +162,13 @@ struct ServeCommand: AsyncParsableCommand {
             ("admin", { [adminURL = Self.url(host: adminAccess.bindHost)] in
                 "admin on http://\(adminURL):\($0) (/stats, /metrics, /postbacks/{transaction-id})" }),
         ]
+        let relayMetrics = relaying.map {
+            RelayMetrics(registry: collector.metrics.registry, destinations: $0.configuration.destinations.map(\.name))
+        }
         if let relaying {
             // Started after the migrations (a worker of the group): it claims from the outbox at once.
-            composition.add(worker: RelayService(
-                configuration: relaying.configuration, outbox: relaying.outbox,
-                metrics: RelayMetrics(registry: collector.metrics.registry,
-                                      destinations: relaying.configuration.destinations.map(\.name)),
-                logger: logger))
+            composition.add(worker: RelayService(configuration: relaying.configuration, outbox: relaying.outbox,
+                                                 metrics: relayMetrics, logger: logger))
         }
         if let dashboardPort, let dashboardAccess {
             // The reader needs the schema: migrate now (the collector's own migration then finds nothing to do),
@@ -187,7 +190,13 @@ struct ServeCommand: AsyncParsableCommand {
             let opened = try await location.openReader()
             let campaignMaps = try location.openCampaignMapStore()
             do {
-                let dashboard = try await Dashboard(reader: opened, campaignMaps: campaignMaps)
+                var dashboard = try await Dashboard(reader: opened, campaignMaps: campaignMaps)
+                if let relaying, let relayMetrics {
+                    // The relay page shows what this collector sent beside the outbox the fleet shares.
+                    dashboard.relayDelivery = RelayDelivery(destinations: relaying.configuration.destinations.map(\.name)) {
+                        relayMetrics.counts().mapValues { RelayDelivery.Counts(sent: $0.sent, retried: $0.retried, dead: $0.dead) }
+                    }
+                }
                 if !dashboard.hasCharts {
                     logger.warning("Chart.js is not installed at \(Dashboard.debianChartJS) (Debian: apt-get install libjs-chart.js); the dashboard shows tables only")
                 }

@@ -35,8 +35,9 @@ struct TemplateLookupTests {
             title: "Overview", nav: [], showsFilters: true, from: "2026-11-01", to: "2026-11-26", networks: [], campaigns: [],
             networkOptions: "<option>", campaignOptions: "", windows: [], stacks: [], showsStack: false, tiles: [],
             emptyNote: nil, panels: [panel], refusals: [], hasRefusals: false, conflicts: [], hasConflicts: false,
-            unfilteredNote: "all", integrityCommand: "skan report --integrity", isLive: false, hasCharts: true,
-            missingCharts: false)
+            unfilteredNote: "all", integrityCommand: "skan report --integrity", relayRows: [], hasRelayRows: false,
+            deadLetters: [], hasDeadLetters: false, relayNote: "no relay", relayRetryCommand: nil, isLive: false,
+            hasCharts: true, missingCharts: false)
         for cell in cells { Self.check(cell) }
         Self.check(table.rows[0])
         Self.check(table)

@@ -24,6 +24,15 @@ struct RelayReplayTests {
         return accepted.outbox
     }
 
+    /// Every entry a replay queues, in order, read `batch` postbacks at a time.
+    static func items(from reader: any PostbackReader, to destination: RelayDestination, days: RelayReplay.Days,
+                      batch: Int = 2) async throws -> [OutboxItem] {
+        var all: [OutboxItem] = []
+        let count = try await RelayReplay.replay(from: reader, to: destination, days: days, batch: batch) { all += $0 }
+        #expect(count == all.count)
+        return all
+    }
+
     @Test("queues the postbacks of the days asked with the keys they arrived with, as the filter takes them",
           arguments: ["SQLite", "memory"])
     func replay(_ engine: String) async throws {
@@ -42,7 +51,7 @@ struct RelayReplayTests {
 
         // The same destination again: the same keys and bodies, but no address (never stored).
         let opened = try await reader()
-        let again = try await RelayReplay.items(from: opened, to: old, days: try .init(since: "2026-05-28", until: "2026-05-29"))
+        let again = try await Self.items(from: opened, to: old, days: try .init(since: "2026-05-28", until: "2026-05-29"))
         #expect(again.map(\.idempotencyKey) == (first + second + copy).map(\.idempotencyKey))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(again[0].body)) as? [String: Any])
         let arrived = try #require(try JSONSerialization.jsonObject(with: Data(first[0].body)) as? [String: Any])
@@ -51,7 +60,7 @@ struct RelayReplayTests {
 
         // A new destination that takes developer copies only, from the second day on.
         let copies = RelayDestination(name: "new", url: URL(string: "http://127.0.0.1:1/")!, filter: RelayFilter(copies: [.developer]))
-        let replayed = try await RelayReplay.items(from: opened, to: copies, days: try .init(since: "2026-05-29", until: nil))
+        let replayed = try await Self.items(from: opened, to: copies, days: try .init(since: "2026-05-29", until: nil))
         await opened.close()
         let copyObject = try #require(try JSONSerialization.jsonObject(with: Data(copy[0].body)) as? [String: Any])
         let copyID = try #require(copyObject["transaction-id"] as? String)

@@ -32,7 +32,7 @@ extension CommandLineSuites {
             let base = server.url
 
             // Every page: charts drawn, nothing on the console, a table beside each chart.
-            for path in Self.chartPages + ["/refused", "/live"] {
+            for path in Self.chartPages + ["/refused", "/relay", "/live"] {
                 let page = try browser.load(base + path)
                 #expect(page.console.isEmpty, "\(path) logged: \(page.console)")
                 let canvases = page.dom.components(separatedBy: "<canvas").count - 1
@@ -153,7 +153,7 @@ extension CommandLineSuites {
                     #expect(sum == total, "\(page)?campaign=5239: \(link) counts \(sum) postbacks, campaign 5239 has \(total)")
                 }
             }
-            for page in ["/refused", "/live"] {
+            for page in ["/refused", "/relay", "/live"] {
                 let html = try fetch(base + page + "?network=rival22.skadnetwork").body
                 #expect(!html.contains("<form class=\"filters\""), "\(page) shows filters it cannot honour")
             }
@@ -177,13 +177,14 @@ extension CommandLineSuites {
             _ = try await SkanProcess.run(["ingest", "--db", db, "-"], stdin: "")
             let server = try DashboardProcess(["dashboard", "--db", db, "--port", "0"])
             defer { server.stop() }
-            for page in Self.chartPages + ["/refused"] {
+            for page in Self.chartPages + ["/refused", "/relay"] {
                 let html = try Self.fetch(server.url + page).body
                 #expect(html.contains("data-empty"), "\(page) says it has nothing to show")
                 #expect(!html.contains("<canvas"), "\(page) draws no empty chart")
             }
             #expect(try Self.fetch(server.url + "/").body.contains("No postbacks stored yet: run skan demo"))
             #expect(try Self.fetch(server.url + "/refused").body.contains("No postback has been refused"))
+            #expect(try Self.fetch(server.url + "/relay").body.contains("Nothing is queued and no dead letter is kept"))
         }
 
         /// CSV records: CRLF-terminated, which Swift reads as one Character, not a "\n".

@@ -49,5 +49,32 @@ extension CommandLineSuites {
                 #expect(retry.stdout == "0 dead letters due again\n", "\(retry.stderr)")
             }
         }
+
+        @Test("skan serve refuses a bad relay file at start, naming the destination and the field, and makes no database")
+        func badConfiguration() async throws {
+            let folder = try SkanProcess.makeTemporaryFolder("relay-bad")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let relay = folder.appendingPathComponent("relay.json").path
+            try #"{"destinations": [{"name": "partner", "url": "http://127.0.0.1:9/in", "copies": ["loser"]}]}"#
+                .write(toFile: relay, atomically: true, encoding: .utf8)
+            let db = folder.appendingPathComponent("skan.sqlite").path
+            let process = Process()
+            process.executableURL = SkanProcess.binary
+            process.arguments = ["serve", "--db", db, "--port", "0", "--admin-port", "0", "--relay", relay]
+            let err = Pipe()
+            process.standardError = err
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            // A collector that started anyway would serve until stopped: give it 30 s, then stop it and fail.
+            let end = Date().addingTimeInterval(30)
+            while process.isRunning && Date() < end { try await Task.sleep(for: .milliseconds(50)) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 2, "\(stderr)")
+            #expect(stderr.contains(#"destination 'partner': copies: expected one of "winning", "non-winning", "developer", got "loser""#),
+                    "\(stderr)")
+            #expect(!FileManager.default.fileExists(atPath: db), "a refused start left \(db) behind")
+        }
     }
 }

@@ -66,6 +66,14 @@ struct MemoryOutboxTable: Sendable {
         return depths.values.sorted { $0.destination < $1.destination }
     }
 
+    /// The newest `limit` dead letters, newest first.
+    func deadLetters(limit: Int) -> [DeadLetter] {
+        rows.values.filter(\.dead).sorted { $0.entry.id > $1.entry.id }.prefix(max(limit, 0)).map { row in
+            DeadLetter(id: row.entry.id, destination: row.entry.item.destination, attempts: row.entry.attempts,
+                       lastError: row.lastError, createdAt: row.entry.createdAt)
+        }
+    }
+
     mutating func reviveDead(destination: String?, now: Date) -> Int {
         var revived = 0
         for (id, row) in rows where row.dead && (destination == nil || row.entry.item.destination == destination) {

@@ -64,6 +64,13 @@ public struct MemoryPostbackReader: PostbackReader {
         RepeatCounts.fold(store.state.withLock { $0.repeats }, from: from, to: to)
     }
 
+    /// The store's outbox as it is now, closed or not (``MemoryOutboxTable``).
+    public func outboxDepths() async throws -> [OutboxDepth] { store.state.withLock { $0.outbox.depths() } }
+
+    public func deadLetters(limit: Int) async throws -> [DeadLetter] {
+        store.state.withLock { $0.outbox.deadLetters(limit: limit) }
+    }
+
     public func stats() async throws -> StoreStats { store.state.withLock { MemoryPostbackStore.stats($0) } }
 
     public func latestRefusals(limit: Int) async throws -> [RefusalSummary] {

@@ -137,3 +137,33 @@ extension Date {
         self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 }
+
+/// A dead letter as people may see it: which entry, where to, how often tried, why it failed and when it was
+/// queued; never its body.
+public struct DeadLetter: Sendable, Hashable {
+    /// The engine's id of the entry.
+    public var id: Int64
+    /// The destination's name.
+    public var destination: String
+    /// Attempts made.
+    public var attempts: Int
+    /// The last attempt's error, as the relay wrote it (a status and a short reason, never a body).
+    public var lastError: String?
+    /// When it was queued.
+    public var createdAt: Date
+
+    /// Makes a dead letter.
+    public init(id: Int64, destination: String, attempts: Int, lastError: String?, createdAt: Date) {
+        self.id = id
+        self.destination = destination
+        self.attempts = attempts
+        self.lastError = lastError
+        self.createdAt = createdAt
+    }
+
+    /// The statement both SQL engines run: the newest dead letters first (`dead` is an integer 0 or 1 on SQLite, a
+    /// boolean on PostgreSQL; both read it as a condition).
+    public static func statement(limit placeholder: String) -> String {
+        "SELECT id, destination, attempts, last_error, created_at FROM relay_outbox WHERE dead ORDER BY id DESC LIMIT \(placeholder)"
+    }
+}

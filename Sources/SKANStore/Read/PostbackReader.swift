@@ -15,6 +15,19 @@ public protocol PostbackReader: HostedStore {
     /// ``aggregate(_:each:)`` does.
     func export(_ table: ExportTable, header: ([String]) throws -> Void, each: (ExportRow) throws -> Void) async throws
 
+    /// Hands over the rows of `table` that `page` selects (ids after its `after`, arrival days within its range, at
+    /// most its `limit`) in id order, after the column names: a long read taken in bounded steps, each step resumed
+    /// after the last id the one before handed over (``ExportPage``). Throws as ``aggregate(_:each:)`` does.
+    func export(_ table: ExportTable, page: ExportPage, header: ([String]) throws -> Void,
+                each: (ExportRow) throws -> Void) async throws
+
+    /// Per destination, what the relay's outbox holds, as ``Outbox/depths()`` tells the relay: for pages that read
+    /// the store without writing to it.
+    func outboxDepths() async throws -> [OutboxDepth]
+
+    /// The newest `limit` dead letters of the relay's outbox, newest first, without their bodies.
+    func deadLetters(limit: Int) async throws -> [DeadLetter]
+
     /// The collector's counters (stored postbacks by version, kept refusals by status), as `GET /stats` gives them.
     func stats() async throws -> StoreStats
 
