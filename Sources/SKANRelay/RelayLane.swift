@@ -18,7 +18,7 @@ import Synchronization
 /// partner's load balancer may not take). Every request has the destination's timeout, from its write to the end of
 /// its reply; a request that fails closes its connection. A request that fails on a connection kept from an earlier
 /// one is sent once more on a new connection (the receiver may have closed an idle connection as we wrote), with the
-/// same `Idempotency-Key`.
+/// same `Idempotency-Key`, unless it timed out.
 final class RelayLane: Sendable {
     struct Connection: Sendable {
         let channel: any Channel
@@ -124,7 +124,9 @@ final class RelayLane: Sendable {
             }
         }.flatMapError { error -> EventLoopFuture<RelayAttempt> in
             if self.isStopped { return self.group.any().makeSucceededFuture(.stopped) }
-            if reused != nil && retryOnFresh { return self.attempt(entry, retryOnFresh: false) }
+            // Not after a timeout: a batch must end within its lease (two timeouts per entry at most would not).
+            let timedOut = (error as? RelayExchangeError)?.timedOut ?? false
+            if reused != nil && retryOnFresh && !timedOut { return self.attempt(entry, retryOnFresh: false) }
             return self.group.any().makeSucceededFuture(.failed(RelayResponseHandler.describe(error)))
         }
     }
@@ -150,7 +152,7 @@ final class RelayLane: Sendable {
             connection.handler.value.abandon(RelayExchangeError(description: RelayResponseHandler.describe(error)))
         }
         let deadline = loop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {
-            connection.handler.value.abandon(RelayExchangeError(description: "no answer within \(timeout)"))
+            connection.handler.value.abandon(RelayExchangeError(description: "no answer within \(timeout)", timedOut: true))
         }
         promise.futureResult.whenComplete { result in
             deadline.cancel()

@@ -12,6 +12,8 @@ struct RelayReply: Sendable, Hashable {
 /// Why an exchange ended without a reply, in words without bodies or secrets.
 struct RelayExchangeError: Error, Sendable, CustomStringConvertible {
     var description: String
+    /// The receiver took the whole timeout: sending again at once would only wait as long again.
+    var timedOut = false
 }
 
 /// The last handler of a relay connection: completes the one request in flight on it with the receiver's reply.

@@ -7,6 +7,7 @@ import SKANStore
 import SKANStorePostgres
 import SKANStoreSQLite
 import SKANTestSupport
+import Synchronization
 import Testing
 
 /// The relay against a real local HTTP receiver that fails, stalls, answers 429, is down, or answers garbage.
@@ -72,6 +73,33 @@ struct RelayDeliveryTests {
         relay.cancel()
         _ = try? await relay.value
         for key in keys { #expect(receiver.attempts(of: key) == 2) }
+        await receiver.stop()
+    }
+
+    @Test("a request that times out on a kept connection is not sent again at once: a batch stays within its lease")
+    func timeoutOnKeptConnection() async throws {
+        let store = MemoryPostbackStore()
+        let stalled = Mutex<String?>(nil)
+        // The first postback is answered (its connection is kept); the second, sent on that connection, stalls.
+        let receiver = Receiver { key, attempt in
+            let first = stalled.withLock { name -> Bool in
+                if name == nil { name = "" }
+                else if name == "" { name = key }
+                return name == ""
+            }
+            return !first && stalled.withLock { $0 } == key && attempt == 1 ? .stall : .accept
+        }
+        let port = try await receiver.start()
+        let configuration = RelayConfiguration(destinations: [H.destination(port: port, inFlight: 1, timeout: .milliseconds(300))])
+        try await H.write(2, to: store, configuration: configuration)
+        let relay = H.start(H.service(configuration, outbox: store, clock: H.TestClock()))
+        #expect(try await H.eventually { try await store.depths().first?.lastError != nil })
+        let key = try #require(stalled.withLock { $0 })
+        // Once, not once more on a fresh connection within the same batch.
+        #expect(receiver.attempts(of: key) == 1)
+        #expect(await H.eventually { receiver.accepted.count == 2 })
+        relay.cancel()
+        _ = try? await relay.value
         await receiver.stop()
     }
 
