@@ -300,6 +300,8 @@ let package = Package(
                 "SKANDashboard", "SKANHTTP", "SKANReports", "SKANStore", "SKANCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: strict
         ),
