@@ -166,13 +166,20 @@ extension RelayConfiguration {
             }
             var headers: [RelayHeader] = []
             for (header, value) in (self.headers ?? [:]).sorted(by: { $0.key < $1.key }) {
-                switch value {
-                case .literal(let text): headers.append(RelayHeader(name: header, value: text))
-                case .file(let file): headers.append(RelayHeader(name: header, value: try read("headers.\(header).file", file)))
+                if let problem = RelayHeader.problem(name: header) { throw fail("headers", problem) }
+                let text = switch value {
+                case .literal(let text): text
+                case .file(let file): try read("headers.\(header).file", file)
                 }
+                if let problem = RelayHeader.problem(value: text) { throw fail("headers.\(header)", problem) }
+                headers.append(RelayHeader(name: header, value: text))
             }
             let signature = try self.signature.map { shape throws(RelayError) in
-                RelaySignature(header: shape.header, secret: Array(try read("signature.secret-file", shape.secretFile).utf8))
+                if let problem = RelayHeader.problem(name: shape.header) { throw fail("signature.header", problem) }
+                if headers.contains(where: { $0.name.lowercased() == shape.header.lowercased() }) {
+                    throw fail("signature.header", "\"\(shape.header)\" is also in headers; expected one or the other")
+                }
+                return RelaySignature(header: shape.header, secret: Array(try read("signature.secret-file", shape.secretFile).utf8))
             }
             for (field, value) in [("timeout-seconds", timeoutSeconds), ("max-age-hours", maxAgeHours), ("lease-seconds", leaseSeconds)] {
                 if let value, !(value > 0 && value.isFinite) { throw fail(field, "expected a positive number, got \(value)") }

@@ -12,7 +12,8 @@ import Synchronization
 /// per accepted postback, on the collector's cores, and AsyncHTTPClient's per-request machinery (its request state
 /// machines, a task and a timer task per request in our use) cost more instructions than ingesting the postback did
 /// (Benchmarks/README.md, "Relay"). Here a batch is one chain of futures per connection, and a request costs its
-/// encoding, one write and the parse of the reply.
+/// encoding, one write and the parse of the reply. A lane lives on one event loop of the group: its connections and
+/// its batches' chains of futures never hop between threads.
 ///
 /// At most ``RelayDestination/inFlight`` requests are in flight (one per connection; no pipelining, which a
 /// partner's load balancer may not take). Every request has the destination's timeout, from its write to the end of
@@ -32,7 +33,8 @@ final class RelayLane: Sendable {
     }
 
     let destination: RelayDestination
-    private let group: any EventLoopGroup
+    /// The lane's one event loop: every connection is made on it and every batch runs on it.
+    private let loop: any EventLoop
     private let host: String
     private let port: Int
     /// The request target: the URL's path and query, percent-encoded as written.
@@ -47,7 +49,7 @@ final class RelayLane: Sendable {
     /// set up (the system's trust roots unreadable).
     init(destination: RelayDestination, group: any EventLoopGroup) throws {
         self.destination = destination
-        self.group = group
+        self.loop = group.next()
         let url = destination.url
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let secure = url.scheme?.lowercased() == "https"
@@ -74,17 +76,10 @@ final class RelayLane: Sendable {
     /// Sends `entries`, at most ``RelayDestination/inFlight`` at once; one attempt per entry, in order. Never fails:
     /// what could not be sent is `.failed`, what delivery stopped before is `.stopped`.
     func send(_ entries: [OutboxEntry]) -> EventLoopFuture<[RelayAttempt]> {
-        let loop = group.any()
         guard !entries.isEmpty else { return loop.makeSucceededFuture([]) }
         let cursor = RelayCursor(count: entries.count)
-        let workers = (0 ..< min(max(destination.inFlight, 1), entries.count)).map { _ in
-            work(entries, cursor: cursor, on: loop, done: [])
-        }
-        return EventLoopFuture.whenAllSucceed(workers, on: loop).map { parts in
-            var attempts = [RelayAttempt](repeating: .stopped, count: entries.count)
-            for part in parts { for (index, attempt) in part { attempts[index] = attempt } }
-            return attempts
-        }
+        let workers = (0 ..< min(max(destination.inFlight, 1), entries.count)).map { _ in work(entries, cursor: cursor) }
+        return EventLoopFuture.andAllComplete(workers, on: loop).map { cursor.attempts }
     }
 
     /// Closes every connection and stops delivery: requests in flight end as `.stopped`, none starts.
@@ -100,34 +95,34 @@ final class RelayLane: Sendable {
     private var isStopped: Bool { state.withLock { $0.stopped } }
 
     /// One worker: takes the next entry until none is left, one request at a time.
-    private func work(_ entries: [OutboxEntry], cursor: RelayCursor, on loop: any EventLoop,
-                      done: [(Int, RelayAttempt)]) -> EventLoopFuture<[(Int, RelayAttempt)]> {
-        guard let index = cursor.next() else { return loop.makeSucceededFuture(done) }
-        return attempt(entries[index], retryOnFresh: true).hop(to: loop).flatMap { attempt in
-            self.work(entries, cursor: cursor, on: loop, done: done + [(index, attempt)])
+    private func work(_ entries: [OutboxEntry], cursor: RelayCursor) -> EventLoopFuture<Void> {
+        guard let index = cursor.next() else { return loop.makeSucceededVoidFuture() }
+        return attempt(entries[index], retryOnFresh: true).flatMap { attempt in
+            cursor.record(attempt, at: index)
+            return self.work(entries, cursor: cursor)
         }
     }
 
     private func attempt(_ entry: OutboxEntry, retryOnFresh: Bool) -> EventLoopFuture<RelayAttempt> {
-        if isStopped { return group.any().makeSucceededFuture(.stopped) }
+        if isStopped { return loop.makeSucceededFuture(.stopped) }
         let reused = state.withLock { state -> Connection? in
             while let connection = state.idle.popLast() {
                 if connection.channel.isActive { return connection }
             }
             return nil
         }
-        let connection = reused.map { $0.channel.eventLoop.makeSucceededFuture($0) } ?? connect()
+        let connection = reused.map { loop.makeSucceededFuture($0) } ?? connect()
         return connection.flatMap { connection in
             self.exchange(entry, on: connection).map { reply -> RelayAttempt in
                 self.release(connection, reusable: reply.keepAlive)
                 return .answered(status: reply.status, retryAfter: reply.retryAfter)
             }
         }.flatMapError { error -> EventLoopFuture<RelayAttempt> in
-            if self.isStopped { return self.group.any().makeSucceededFuture(.stopped) }
+            if self.isStopped { return self.loop.makeSucceededFuture(.stopped) }
             // Not after a timeout: a batch must end within its lease (two timeouts per entry at most would not).
             let timedOut = (error as? RelayExchangeError)?.timedOut ?? false
             if reused != nil && retryOnFresh && !timedOut { return self.attempt(entry, retryOnFresh: false) }
-            return self.group.any().makeSucceededFuture(.failed(RelayResponseHandler.describe(error)))
+            return self.loop.makeSucceededFuture(.failed(RelayResponseHandler.describe(error)))
         }
     }
 
@@ -163,13 +158,16 @@ final class RelayLane: Sendable {
 
     private func connect() -> EventLoopFuture<Connection> {
         let (tls, serverName) = (tls, serverName)
-        return ClientBootstrap(group: group.any())
+        return ClientBootstrap(group: loop)
             .connectTimeout(.nanoseconds(Self.nanoseconds(destination.timeout)))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName)) }
-                    try pipeline.addHTTPClientHandlers()
+                    // Requests are encoded by our own encoder, replies read by NIO's decoder (which watches the
+                    // requests go by, to know each one's method).
+                    try pipeline.addHandler(RelayRequestEncoder())
+                    try pipeline.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes)))
                     try pipeline.addHandler(RelayResponseHandler())
                 }
             }
@@ -210,18 +208,22 @@ final class RelayLane: Sendable {
     }
 }
 
-/// Hands out the indices of a batch to its workers, each once.
+/// Hands out the indices of a batch to its workers, each once, and keeps what each attempt came to.
 final class RelayCursor: Sendable {
-    private let position = Mutex(0)
-    private let count: Int
+    private let state: Mutex<(position: Int, attempts: [RelayAttempt])>
 
-    init(count: Int) { self.count = count }
+    /// Every entry `.stopped` until its attempt is recorded.
+    init(count: Int) { state = Mutex((position: 0, attempts: Array(repeating: .stopped, count: count))) }
 
     func next() -> Int? {
-        position.withLock { position in
-            guard position < count else { return nil }
-            defer { position += 1 }
-            return position
+        state.withLock { state in
+            guard state.position < state.attempts.count else { return nil }
+            defer { state.position += 1 }
+            return state.position
         }
     }
+
+    func record(_ attempt: RelayAttempt, at index: Int) { state.withLock { $0.attempts[index] = attempt } }
+
+    var attempts: [RelayAttempt] { state.withLock { $0.attempts } }
 }

@@ -66,6 +66,17 @@ struct RelayConfigurationTests {
         (#"{"destinations": [{"name": "a b", "url": "http://x/"}]}"#, "destination 'a b': name: expected letters"),
         (#"{"destinations": [{"url": "http://x/"}]}"#, "$.destinations[0].name: missing"),
         (#"{"trusted-proxies": ["10.0.0.1"], "destinations": []}"#, "trusted-proxies: not read from the relay file"),
+        // Requests are written without a check of their own: header syntax is checked here, once.
+        (#"{"destinations": [{"name": "a", "url": "http://x/", "headers": {"X Bad:": "1"}}]}"#, "destination 'a': headers: expected a header name of letters"),
+        (#"{"destinations": [{"name": "a", "url": "http://x/", "headers": {"X-A": "1\r\nX-Injected: 2"}}]}"#,
+         "destination 'a': headers.X-A: the value holds a control character (0xD), expected none"),
+        (#"{"destinations": [{"name": "a", "url": "http://x/", "headers": {"content-length": "1"}}]}"#,
+         "destination 'a': headers: \"content-length\" is set by the relay on every request"),
+        (#"{"destinations": [{"name": "a", "url": "http://x/", "headers": {"Idempotency-Key": "1"}}]}"#, "is set by the relay"),
+        (#"{"destinations": [{"name": "a", "url": "http://x/", "headers": {"X-Sig": "1"}, "signature": {"header": "x-sig", "secret-file": "/nonexistent"}}]}"#,
+         "destination 'a': signature.header: \"x-sig\" is also in headers"),
+        (#"{"destinations": [{"name": "a", "url": "http://x/", "signature": {"header": "Host", "secret-file": "/nonexistent"}}]}"#,
+         "destination 'a': signature.header: \"Host\" is set by the relay"),
         (#"{"destinations": [{"name": "a", "url": "http://x/", "timeout-seconds": 2, "lease-seconds": 4}]}"#,
          "destination 'a': lease-seconds: expected more than two timeouts (4.0 seconds), got 4.0 seconds"),
     ])
