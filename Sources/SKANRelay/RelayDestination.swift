@@ -25,8 +25,8 @@ public struct RelayDestination: Sendable, Hashable {
     /// Attempts answered with a 4xx other than 408 and 429 before the entry is a dead letter.
     public var deadAfter: Int
     /// How long a claimed batch stays this collector's before another may send it: a collector killed during
-    /// delivery leaves its batch for this long. Longer than a batch can take (two timeouts); by default two
-    /// timeouts plus 15 s.
+    /// delivery leaves its batch for this long. Longer than one attempt can take (two timeouts): no request of a
+    /// batch starts later than two timeouts before its lease ends. By default two timeouts plus 15 s.
     public var lease: Duration
 
     /// The lease when none is given: two timeouts plus 15 s.

@@ -74,10 +74,12 @@ final class RelayLane: Sendable {
     }
 
     /// Sends `entries`, at most ``RelayDestination/inFlight`` at once; one attempt per entry, in order. Never fails:
-    /// what could not be sent is `.failed`, what delivery stopped before is `.stopped`.
-    func send(_ entries: [OutboxEntry]) -> EventLoopFuture<[RelayAttempt]> {
+    /// what could not be sent is `.failed`, what delivery stopped before is `.stopped`. No request starts after
+    /// `lastStart`: an attempt can take two timeouts (one on a kept connection that failed, one on a fresh one), and
+    /// the batch must end within its lease; entries not started by then are `.stopped` too, released for the next.
+    func send(_ entries: [OutboxEntry], lastStart: NIODeadline) -> EventLoopFuture<[RelayAttempt]> {
         guard !entries.isEmpty else { return loop.makeSucceededFuture([]) }
-        let cursor = RelayCursor(count: entries.count)
+        let cursor = RelayCursor(count: entries.count, lastStart: lastStart)
         let workers = (0 ..< min(max(destination.inFlight, 1), entries.count)).map { _ in work(entries, cursor: cursor) }
         return EventLoopFuture.andAllComplete(workers, on: loop).map { cursor.attempts }
     }
@@ -208,15 +210,20 @@ final class RelayLane: Sendable {
     }
 }
 
-/// Hands out the indices of a batch to its workers, each once, and keeps what each attempt came to.
+/// Hands out the indices of a batch to its workers, each once until `lastStart`, and keeps what each attempt came to.
 final class RelayCursor: Sendable {
     private let state: Mutex<(position: Int, attempts: [RelayAttempt])>
+    private let lastStart: NIODeadline
 
     /// Every entry `.stopped` until its attempt is recorded.
-    init(count: Int) { state = Mutex((position: 0, attempts: Array(repeating: .stopped, count: count))) }
+    init(count: Int, lastStart: NIODeadline) {
+        state = Mutex((position: 0, attempts: Array(repeating: .stopped, count: count)))
+        self.lastStart = lastStart
+    }
 
     func next() -> Int? {
-        state.withLock { state in
+        guard NIODeadline.now() <= lastStart else { return nil }
+        return state.withLock { state in
             guard state.position < state.attempts.count else { return nil }
             defer { state.position += 1 }
             return state.position

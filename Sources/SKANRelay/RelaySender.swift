@@ -16,12 +16,14 @@ struct RelaySender: Sendable {
         self.lanes = lanes
     }
 
-    /// One attempt per entry, in order. Cancelling the calling task stops the destination's delivery: requests in
-    /// flight are abandoned and answer `.stopped`, so their entries are released rather than counted as tried.
-    func send(_ entries: [OutboxEntry], to destination: RelayDestination) async -> [RelayAttempt] {
+    /// One attempt per entry, in order, none started later than `within` from now less two timeouts (the batch's
+    /// lease). Cancelling the calling task stops the destination's delivery: requests in flight are abandoned and
+    /// answer `.stopped`, so their entries are released rather than counted as tried.
+    func send(_ entries: [OutboxEntry], to destination: RelayDestination, within lease: Duration) async -> [RelayAttempt] {
         guard let lane = lanes[destination.name], !Task.isCancelled else { return entries.map { _ in .stopped } }
+        let lastStart = NIODeadline.now() + .nanoseconds(Self.nanoseconds(lease - destination.timeout * 2))
         return await withTaskCancellationHandler {
-            (try? await lane.send(entries).get()) ?? entries.map { _ in .stopped }
+            (try? await lane.send(entries, lastStart: lastStart).get()) ?? entries.map { _ in .stopped }
         } onCancel: {
             lane.stop()
         }
@@ -30,6 +32,11 @@ struct RelaySender: Sendable {
     /// Closes every destination's connections.
     func stop() {
         for lane in lanes.values { lane.stop() }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// The hex HMAC-SHA256 of `body`.

@@ -59,17 +59,19 @@ public struct RelayService: Service {
 
     /// The loop of one destination, until cancelled.
     private func deliver(to destination: RelayDestination, sender: RelaySender) async {
-        // Two rounds of `inFlight` per batch, so that a batch takes at most two timeouts and its lease can be short:
-        // a killed sender's entries are due again soon after, and a live one never outlasts its lease.
-        let batch = min(batchSize, destination.inFlight * 2)
+        // A batch is many rounds of `inFlight` (each claim and settlement is a transaction: fewer, larger ones cost
+        // less a postback), yet never outlasts its lease: no request starts later than two timeouts before the lease
+        // ends, and what was not started is released for the next claim. The lease can stay short: a killed
+        // sender's entries are due again soon after.
+        let batch = max(batchSize, destination.inFlight * 2)
         let lease = destination.lease
         var failing = false
         while !Task.isCancelled {
             let now = clock.now()
+            let leaseUntil = now.addingTimeInterval(lease.seconds)
             let entries: [OutboxEntry]
             do {
-                entries = try await outbox.claim(destination: destination.name, limit: batch, now: now,
-                                                 leaseUntil: now.addingTimeInterval(lease.seconds))
+                entries = try await outbox.claim(destination: destination.name, limit: batch, now: now, leaseUntil: leaseUntil)
                 failing = false
             } catch {
                 if !Task.isCancelled && !failing {
@@ -83,7 +85,7 @@ public struct RelayService: Service {
                 try? await clock.sleep(pollInterval)
                 continue
             }
-            let settlements = await send(entries, to: destination, sender: sender)
+            let settlements = await send(entries, to: destination, sender: sender, leaseUntil: leaseUntil)
             await settle(settlements, destination: destination)
             // A short batch means the outbox is drained: wait for a fuller one rather than pay a claim and a settle
             // transaction for every few postbacks (a postback waited a day on the device; 50 ms more is nothing).
@@ -92,8 +94,10 @@ public struct RelayService: Service {
     }
 
     /// Sends `entries` with at most `inFlight` at once; one settlement per entry.
-    private func send(_ entries: [OutboxEntry], to destination: RelayDestination, sender: RelaySender) async -> [OutboxSettlement] {
-        let attempts = await sender.send(entries, to: destination)
+    private func send(_ entries: [OutboxEntry], to destination: RelayDestination, sender: RelaySender,
+                      leaseUntil: Date) async -> [OutboxSettlement] {
+        let attempts = await sender.send(entries, to: destination,
+                                         within: .milliseconds(Int64(leaseUntil.timeIntervalSince(clock.now()) * 1000)))
         let now = clock.now()
         return zip(entries, attempts).map { entry, attempt in
             attempt.settlement(of: entry, destination: destination, backoff: backoff, now: now, jitter: clock.jitter())
