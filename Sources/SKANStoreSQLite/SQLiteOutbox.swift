@@ -24,8 +24,19 @@ enum SQLiteOutbox {
         CREATE INDEX relay_outbox_due ON relay_outbox (destination, dead, due_at)
         """
 
+    /// Migration `0016-relay-outbox-postback`: an entry whose body is its postback's received bytes (every
+    /// destination that takes postbacks as received) names the postback instead of holding a copy. The copy was the
+    /// larger part of an entry, written with the postback, rewritten by its lease and deleted when sent: the relay's
+    /// bytes per postback (Benchmarks/README.md, "Relay"). Before retention deletes a postback or empties its body,
+    /// the entries still naming it take a copy (``keepBodies(ofPostbacks:through:in:)``).
+    static let postbackReference = """
+        ALTER TABLE relay_outbox ADD COLUMN postback_id INTEGER;
+        CREATE INDEX relay_outbox_postback ON relay_outbox (postback_id) WHERE postback_id IS NOT NULL
+        """
+
     static let insert = """
-        INSERT INTO relay_outbox (destination, idempotency_key, body, created_at, due_at) VALUES (?, ?, ?, ?, ?)
+        INSERT INTO relay_outbox (destination, idempotency_key, body, created_at, due_at, postback_id)
+        VALUES (?, ?, ?, ?, ?, ?)
         """
 
     /// Per destination, what waits and what is dead (``Outbox/depths()``); the store and its reader both read it.
@@ -55,13 +66,30 @@ enum SQLiteOutbox {
         String(repeating: "?, ", count: max(count - 1, 0)) + "?"
     }
 
-    /// One insert per item, inside the caller's transaction.
-    static func enqueue(_ items: [OutboxItem], now: Date, in db: Database) throws {
+    /// One insert per item, inside the caller's transaction. An item whose body is `rawBody`, the stored postback
+    /// `postbackID`'s received bytes, names that postback rather than copying them.
+    static func enqueue(_ items: [OutboxItem], now: Date, postbackID: Int64? = nil, rawBody: [UInt8] = [],
+                        in db: Database) throws {
         let statement = try db.cachedStatement(sql: insert)
         let now = now.outboxMilliseconds
         for item in items {
-            try statement.execute(arguments: [item.destination, item.idempotencyKey, Data(item.body), now, now])
+            if let postbackID, item.body == rawBody {
+                try statement.execute(arguments: [item.destination, item.idempotencyKey, Data(), now, now, postbackID])
+            } else {
+                try statement.execute(arguments: [item.destination, item.idempotencyKey, Data(item.body), now, now, nil])
+            }
         }
+    }
+
+    /// Copies the received bytes of postbacks `first` through `last` into the entries that name them, before
+    /// retention deletes those postbacks or empties their bodies (in the same transaction): an entry never loses its
+    /// body, however long its destination is down.
+    static func keepBodies(ofPostbacks first: Int64, through last: Int64, in db: Database) throws {
+        try db.execute(sql: """
+            UPDATE relay_outbox SET body = (SELECT raw_body FROM \(PostbackTable.name) WHERE id = relay_outbox.postback_id),
+                postback_id = NULL
+            WHERE postback_id BETWEEN ? AND ?
+            """, arguments: [first, last])
     }
 }
 
@@ -70,15 +98,30 @@ extension SQLitePostbackStore: Outbox {
         try await outboxWrite("claim outbox entries", synced: false) { db in
             // Cached: a claim runs for every batch the relay sends, and preparing it costs more than running it.
             let due = try db.cachedStatement(sql: """
-                SELECT id, idempotency_key, body, attempts, created_at FROM relay_outbox
-                WHERE destination = ? AND dead = 0 AND due_at <= ? ORDER BY due_at, id LIMIT ?
+                SELECT o.id, o.idempotency_key, CASE WHEN o.postback_id IS NULL THEN o.body ELSE p.raw_body END,
+                    o.attempts, o.created_at
+                FROM relay_outbox AS o LEFT JOIN \(PostbackTable.name) AS p ON p.id = o.postback_id
+                WHERE o.destination = ? AND o.dead = 0 AND o.due_at <= ? ORDER BY o.due_at, o.id LIMIT ?
                 """)
             let rows = try Row.fetchAll(due, arguments: [destination, now.outboxMilliseconds, limit])
-            let entries = rows.map { row in
-                let body: Data = row[2]
-                return OutboxEntry(id: row[0], item: OutboxItem(destination: destination, idempotencyKey: row[1],
-                                                                body: [UInt8](body)),
-                                   attempts: row[3], createdAt: Date(outboxMilliseconds: row[4]))
+            var entries: [OutboxEntry] = []
+            var orphans: [Int64] = []
+            for row in rows {
+                // No body: the postback it names was deleted other than by retention (which hands bodies over
+                // first), by hand. Nothing is left to send; kept as a dead letter that says so.
+                guard let body = row[2] as Data? else {
+                    orphans.append(row[0])
+                    continue
+                }
+                entries.append(OutboxEntry(id: row[0], item: OutboxItem(destination: destination, idempotencyKey: row[1],
+                                                                        body: [UInt8](body)),
+                                           attempts: row[3], createdAt: Date(outboxMilliseconds: row[4])))
+            }
+            if !orphans.isEmpty {
+                try db.execute(sql: """
+                    UPDATE relay_outbox SET dead = 1, last_error = 'its postback is no longer stored'
+                    WHERE id IN (\(SQLiteOutbox.placeholders(orphans.count)))
+                    """, arguments: StatementArguments(orphans))
             }
             // The lease in one statement for the batch: an UPDATE per entry cost as much again in statement overhead
             // as its row work (Benchmarks/README.md, "Relay").

@@ -25,6 +25,7 @@ extension SQLitePostbackStore: ExpiringStore {
         }
         guard let range else { return 0 }
         return try await retentionWrite("cannot delete expired postbacks") { db in
+            try SQLiteOutbox.keepBodies(ofPostbacks: range.first, through: range.through, in: db)
             try db.execute(sql: "DELETE FROM \(PostbackTable.name) WHERE id BETWEEN ? AND ?", arguments: [range.first, range.through])
             return db.changesCount
         }
@@ -36,6 +37,7 @@ extension SQLitePostbackStore: ExpiringStore {
             guard let (first, last) = try Self.expiredRange(after: after, before: cutoff, limit: limit, in: db) else {
                 return BodyExpiry(emptied: 0, through: after)
             }
+            try SQLiteOutbox.keepBodies(ofPostbacks: first, through: last, in: db)
             // length() of a blob reads its size from the record header, not the body.
             try db.execute(sql: """
                 UPDATE \(PostbackTable.name) SET raw_body = x'' WHERE id BETWEEN ? AND ? AND length(raw_body) > 0

@@ -65,7 +65,10 @@ extension SQLitePostbackStore {
                 } else {
                     outcomes.append(.stored)
                     lastID = db.lastInsertedRowID
-                    if !accepted.outbox.isEmpty { try SQLiteOutbox.enqueue(accepted.outbox, now: accepted.receivedAt, in: db) }
+                    if !accepted.outbox.isEmpty {
+                        try SQLiteOutbox.enqueue(accepted.outbox, now: accepted.receivedAt, postbackID: lastID,
+                                                 rawBody: accepted.rawBody, in: db)
+                    }
                     storedByVersion[accepted.statsVersion, default: 0] += 1
                 }
             case .rejected(let rejected):

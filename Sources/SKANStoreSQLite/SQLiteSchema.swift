@@ -253,6 +253,7 @@ enum SQLiteSchema {
                 ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
                 """)
         }
+        migrator.registerMigration("0016-relay-outbox-postback") { db in try db.execute(sql: SQLiteOutbox.postbackReference) }
         return migrator
     }
 
