@@ -237,6 +237,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SKANTestSupportTests",
+            dependencies: ["SKANTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SKANCoreTests",
             dependencies: ["SKANCore", .product(name: "Crypto", package: "swift-crypto")],
             // Read from their paths by the tests, not bundled.
