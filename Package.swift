@@ -243,7 +243,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SKANCoreTests",
-            dependencies: ["SKANCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SKANCore", "SKANTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             // Read from their paths by the tests, not bundled.
             exclude: ["Vectors", "FixedKeyCases"],
             swiftSettings: strict
