@@ -237,8 +237,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SKANTestSupportTests",
+            dependencies: ["SKANTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SKANCoreTests",
-            dependencies: ["SKANCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SKANCore", "SKANTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             // Read from their paths by the tests, not bundled.
             exclude: ["Vectors", "FixedKeyCases"],
             swiftSettings: strict

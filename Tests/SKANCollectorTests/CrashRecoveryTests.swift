@@ -10,7 +10,7 @@ import Synchronization
 import Testing
 
 /// The real `skan serve` binary, killed with SIGKILL under load, keeps every postback it answered 200 for.
-@Suite("Crash recovery", .serialized)
+@Suite("Crash recovery", .temporaryFolder, .serialized)
 struct CrashRecoveryTests {
     /// `skan` sits beside the test bundle once the package is built (`swift build` or `swift test`).
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -21,8 +21,7 @@ struct CrashRecoveryTests {
     @Test("keeps every acknowledged postback across SIGKILL, then shuts down on SIGTERM leaving no WAL",
           .enabled(if: isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(1)))
     func sigkill() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-kill-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try TemporaryFolder.current.path("kill-\(UUID().uuidString).sqlite")
         let ids = try await Self.loadAndKill(database: path)
         #expect(ids.count >= 300)
         let second = try ServerProcess(binary: Self.binary, database: path)

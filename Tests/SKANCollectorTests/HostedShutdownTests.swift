@@ -10,16 +10,14 @@ import Testing
 
 /// One `skan serve` hosting the collector, the signer and the dashboard, each on its own listener, in one service
 /// group: SIGTERM under load on all three stops it with status 0 and loses no acknowledged postback (issue 31).
-@Suite("One process, three services, one graceful shutdown", .serialized)
+@Suite("One process, three services, one graceful shutdown", .temporaryFolder, .serialized)
 struct HostedShutdownTests {
     static let impression = #"{"version":"4.0","ad-network-id":"example.skadnetwork","source-identifier":5239,"itunes-item-id":525463029,"source-app-id":0}"#
 
     @Test("SIGTERM under load on collector, signer and dashboard: exit 0 and every acknowledged postback stored",
           .enabled(if: CrashRecoveryTests.isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(2)))
     func sigtermUnderLoad() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-hosted-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let path = folder.appendingPathComponent("skan.sqlite").path
         let (ids, _) = try await Self.stopUnderLoad(database: path, folder: folder)
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "the store did not close cleanly")
@@ -32,9 +30,7 @@ struct HostedShutdownTests {
           .enabled(if: CrashRecoveryTests.isBuilt && PostgresTestServer.isAvailable, "needs the skan binary and the PostgreSQL test server"),
           .timeLimit(.minutes(2)))
     func sigtermUnderLoadPostgres() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-hosted-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let server = try #require(PostgresTestServer.shared)
         let url = try server.makeDatabase()
         let (ids, log) = try await Self.stopUnderLoad(database: url, folder: folder)

@@ -6,13 +6,12 @@ import Testing
 
 /// `skan serve --log-format json`: every line a JSON object with a fixed event name, the metadata as members, and
 /// no body or signature of a refused postback (unless `--log-bodies`).
-@Suite("JSON log lines", .serialized)
+@Suite("JSON log lines", .temporaryFolder, .serialized)
 struct JSONLogTests {
     @Test("a refused postback logs one JSON line with its status and reason, no body, every line parsing",
           .enabled(if: CrashRecoveryTests.isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(1)))
     func refusedPostbackLine() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-jsonlog-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try TemporaryFolder.current.path("jsonlog-\(UUID().uuidString).sqlite")
         let server = try ServerProcess(binary: CrashRecoveryTests.binary, database: path, logLevel: "debug",
                                        extraArguments: ["--log-format", "json"])
         defer { if server.process.isRunning { server.process.terminate() } }

@@ -5,13 +5,12 @@ import SKANTestSupport
 import Testing
 
 /// `skan serve --log-bodies`: the README bounds every log line to 512 bytes, escaped.
-@Suite("Logged bodies", .serialized)
+@Suite("Logged bodies", .temporaryFolder, .serialized)
 struct LogBodiesTests {
     @Test("a refused body with U+202E and 60 KB of text logs lines of at most 512 bytes, escaped, status and reason kept",
           .enabled(if: CrashRecoveryTests.isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(1)))
     func boundedEscapedLines() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-logbodies-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try TemporaryFolder.current.path("logbodies-\(UUID().uuidString).sqlite")
         let server = try ServerProcess(binary: CrashRecoveryTests.binary, database: path, logLevel: "debug",
                                        extraArguments: ["--log-bodies"])
         defer { if server.process.isRunning { server.process.terminate() } }

@@ -5,13 +5,12 @@ import SKANTestSupport
 import Testing
 
 /// A value a client sends must never start a log line of its own.
-@Suite("Log lines", .serialized)
+@Suite("Log lines", .temporaryFolder, .serialized)
 struct LogInjectionTests {
     @Test("a transaction id with a newline is logged escaped at debug level: no forged line, no raw control byte",
           .enabled(if: CrashRecoveryTests.isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(1)))
     func forgedLine() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-log-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try TemporaryFolder.current.path("log-\(UUID().uuidString).sqlite")
         let server = try ServerProcess(binary: CrashRecoveryTests.binary, database: path, logLevel: "debug")
         // Malformed (no signature), so the collector logs the refusal with the transaction id it read.
         let forged = #"x\n2026-01-01T00:00:00+0000 critical skan.serve: FAKE LINE\u001b[2J"#

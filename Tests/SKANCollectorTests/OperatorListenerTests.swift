@@ -9,7 +9,7 @@ import SKANTestSupport
 import Testing
 
 /// The one rule for private listeners (``OperatorAccess``), decided on addresses, never on a host name's spelling.
-@Suite("Private listener rule")
+@Suite("Private listener rule", .temporaryFolder)
 struct OperatorAccessTests {
     static let options = OperatorAccess.Options(host: "--admin-host", tokenFile: "--admin-token-file")
     static let token = "0123456789abcdef0123"
@@ -72,9 +72,7 @@ struct OperatorAccessTests {
 
     @Test("a token file must be private and hold at least 16 characters")
     func tokenFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-token-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let file = folder.appendingPathComponent("token").path
         try "\(Self.token)\n".write(toFile: file, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)

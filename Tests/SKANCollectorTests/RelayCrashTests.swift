@@ -4,14 +4,12 @@ import Testing
 
 /// The real `skan serve --relay`, killed with SIGKILL while it delivers, sends every postback it acknowledged once
 /// it is started again: the outbox entry commits with the postback, and a killed sender's lease runs out.
-@Suite("Relay crash recovery", .serialized)
+@Suite("Relay crash recovery", .temporaryFolder, .serialized)
 struct RelayCrashTests {
     @Test("every acknowledged postback reaches the receiver across a SIGKILL during delivery (SQLite)",
           .enabled(if: CrashRecoveryTests.isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(2)))
     func sigkillDuringDelivery() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let path = folder.appendingPathComponent("skan.sqlite").path
         // Slow enough that delivery is under way, not finished, when the kill comes.
         let receiver = Receiver { _, attempt in attempt == 1 ? .status(503) : .accept }

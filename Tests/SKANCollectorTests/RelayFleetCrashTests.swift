@@ -6,7 +6,7 @@ import Testing
 /// Two real `skan serve --relay` processes on one PostgreSQL database share its outbox: one killed with SIGKILL
 /// while both deliver and started again, every postback either of them acknowledged reaches the receiver, each
 /// under one key, and nothing is left queued.
-@Suite("Relay fleet crash recovery", .serialized)
+@Suite("Relay fleet crash recovery", .temporaryFolder, .serialized)
 struct RelayFleetCrashTests {
     @Test("two collectors on PostgreSQL, one killed during delivery: every acknowledged postback arrives",
           .enabled(if: CrashRecoveryTests.isBuilt && PostgresTestServer.isAvailable,
@@ -15,9 +15,7 @@ struct RelayFleetCrashTests {
     func sigkillOneOfTwo() async throws {
         let server = try #require(PostgresTestServer.shared)
         let url = try server.makeDatabase()
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-fleet-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         // Each postback's first attempt fails, so that deliveries are under way (leased, retried) when the kill comes.
         let receiver = Receiver { _, attempt in attempt == 1 ? .status(503) : .accept }
         let port = try await receiver.start()

@@ -6,15 +6,13 @@ import Testing
 
 /// Issue 32: `skan serve --shutdown-timeout` cutting a slow client exited 1 with `CancellationError` though the store
 /// closed whole. ShutdownDeadlineTests checks the collector in-process; this runs the command and reads its status.
-@Suite("Shutdown deadline, as a process", .serialized)
+@Suite("Shutdown deadline, as a process", .temporaryFolder, .serialized)
 struct ShutdownDeadlineProcessTests {
     @Test("SIGTERM with a client mid-body past --shutdown-timeout: exit 0, the store closed whole",
           .enabled(if: CrashRecoveryTests.isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(1)),
           arguments: [0, 1])
     func exitsZero(stored: Int) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-deadline-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let path = folder.appendingPathComponent("skan.sqlite").path
         let server = try ServerProcess(binary: CrashRecoveryTests.binary, database: path,
                                        extraArguments: ["--shutdown-timeout", "0.5", "--request-timeout", "50"])

@@ -8,12 +8,11 @@ import Testing
 @testable import SKANCollector
 
 /// `skan serve --shutdown-timeout`: the deadline cuts slow clients off; it must not cut the store's close short.
-@Suite("Shutdown deadline")
+@Suite("Shutdown deadline", .temporaryFolder)
 struct ShutdownDeadlineTests {
     @Test("a shutdown past its deadline still closes a file store whole and ends without an error")
     func cleanCloseAfterDeadline() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-deadline-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try TemporaryFolder.current.path("deadline-\(UUID().uuidString).sqlite")
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let store = try SQLitePostbackStore(path: path, durability: .normal)

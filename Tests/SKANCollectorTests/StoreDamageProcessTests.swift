@@ -10,7 +10,7 @@ import Testing
 
 /// `skan serve` under load while its database is truncated or its WAL removed (issue 32: 1,942 and 26,885 postbacks
 /// acknowledged after the damage, 32 and 274 acknowledged postbacks missing after a SIGKILL).
-@Suite("Store damage under load", .serialized)
+@Suite("Store damage under load", .temporaryFolder, .serialized)
 struct StoreDamageProcessTests {
     enum Damage: String, CaseIterable { case truncated, walRemoved }
 
@@ -25,9 +25,7 @@ struct StoreDamageProcessTests {
           .enabled(if: CrashRecoveryTests.isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(2)),
           arguments: Damage.allCases)
     func underLoad(damage: Damage) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-damage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let path = folder.appendingPathComponent("skan.sqlite").path
         let server = try ServerProcess(binary: CrashRecoveryTests.binary, database: path)
         let tally = Tally()

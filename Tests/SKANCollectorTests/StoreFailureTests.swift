@@ -109,14 +109,12 @@ struct StoreFailureReplyTests {
 }
 
 /// `skan serve` whose database folder is removed while it runs must stop acknowledging, say so and not exit 0.
-@Suite("A database removed under a running collector", .serialized)
+@Suite("A database removed under a running collector", .temporaryFolder, .serialized)
 struct RemovedDatabaseTests {
     @Test("postbacks get 503, healthz fails, the log says it once, and the exit status is not 0",
           .enabled(if: CrashRecoveryTests.isBuilt, "needs the skan binary beside the tests"), .timeLimit(.minutes(1)))
     func folderRemoved() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-removed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let server = try ServerProcess(binary: CrashRecoveryTests.binary, database: folder.appendingPathComponent("skan.sqlite").path)
         func post() async throws -> (Int, String) {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/postbacks")

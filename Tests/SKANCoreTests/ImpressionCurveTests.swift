@@ -1,10 +1,11 @@
 import Foundation
 import SKANCore
+import SKANTestSupport
 import Testing
 
 /// Ad network keys as networks really hold them: P-256, and P-192 for networks that registered in mid-2020 and
 /// still sign with it (spec §1). A key on another curve is refused by name; a signature that is not DER is named.
-@Suite("Impression keys on both curves")
+@Suite("Impression keys on both curves", .temporaryFolder)
 struct ImpressionCurveTests {
     static let p192Key = RoundTripTests.p192NetworkKey
     static let p256Key = RoundTripTests.networkKey
@@ -28,9 +29,7 @@ struct ImpressionCurveTests {
     @Test("a P-192 impression signed here verifies under openssl, and one openssl signs verifies here")
     func opensslAgrees() throws {
         let signed = try Self.signed(with: Self.p192Key)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-p192-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         func file(_ name: String, _ bytes: [UInt8]) throws -> String {
             let url = folder.appendingPathComponent(name)
             try Data(bytes).write(to: url)

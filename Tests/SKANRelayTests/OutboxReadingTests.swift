@@ -1,18 +1,18 @@
 import Foundation
 import SKANStore
+import SKANTestSupport
 import Testing
 
 /// What a read-only reader (the dashboard's) sees of the outbox is what the store's own ``Outbox/depths()`` says, on
 /// every engine, and dead letters come newest first without their bodies.
-@Suite("Outbox through a reader")
+@Suite("Outbox through a reader", .temporaryFolder)
 struct OutboxReadingTests {
     static let t0 = Date(timeIntervalSince1970: 1_780_000_000)
 
     @Test("depths as the store reads them; dead letters newest first, with attempts, error and time",
           arguments: RelayReplayPagingTests.engines)
     func reads(_ engine: String) async throws {
-        let (store, openReader, cleanup) = try await RelayReplayPagingTests.open(engine)
-        defer { cleanup() }
+        let (store, openReader) = try await RelayReplayPagingTests.open(engine)
         let reader = try await openReader()
         try await StoreHost.running([store, reader]) {
             let items = (0 ..< 5).map { OutboxItem(destination: $0 < 4 ? "a" : "b", idempotencyKey: "k\($0)", body: Array("body \($0)".utf8)) }

@@ -1,15 +1,14 @@
 import Foundation
 import SKANCore
 import SKANRelay
+import SKANTestSupport
 import Testing
 
 /// The relay file: what it reads, and how it refuses what cannot work, naming the destination and the field.
-@Suite("Relay configuration")
+@Suite("Relay configuration", .temporaryFolder)
 struct RelayConfigurationTests {
     static func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("relay-config-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
+        try TemporaryFolder.current.url
     }
 
     static func decode(_ json: String, folder: URL? = nil) throws(RelayError) -> RelayConfiguration {

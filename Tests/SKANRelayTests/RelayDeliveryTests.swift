@@ -11,7 +11,7 @@ import Synchronization
 import Testing
 
 /// The relay against a real local HTTP receiver that fails, stalls, answers 429, is down, or answers garbage.
-@Suite("Relay delivery")
+@Suite("Relay delivery", .temporaryFolder)
 struct RelayDeliveryTests {
     typealias H = RelayHarness
 
@@ -19,25 +19,22 @@ struct RelayDeliveryTests {
     static let kinds = ["sqlite", "memory"] + (PostgresTestServer.isAvailable ? ["postgres"] : [])
 
     /// A store for a test: SQLite on a file (durable), in memory, or a new PostgreSQL database.
-    static func store(_ kind: String) async throws -> (any PostbackStore & Outbox, () -> Void) {
+    static func store(_ kind: String) async throws -> any PostbackStore & Outbox {
         if kind == "postgres" {
             let server = try #require(PostgresTestServer.shared)
-            return (try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: try server.makeDatabase())), {})
+            return try await PostgresPostbackStore.open(try PostgresStoreConfiguration(url: try server.makeDatabase()))
         }
         if kind == "sqlite" {
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).sqlite").path
-            return (try await SQLitePostbackStore.open(path: path, durability: .normal), {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            })
+            let path = try TemporaryFolder.current.path("relay-\(UUID().uuidString).sqlite")
+            return try await SQLitePostbackStore.open(path: path, durability: .normal)
         }
-        return (MemoryPostbackStore(), {})
+        return MemoryPostbackStore()
     }
 
     @Test("every postback reaches a receiver that fails at first, with the same key on every attempt",
           arguments: kinds)
     func failingAtFirst(_ kind: String) async throws {
-        let (store, cleanup) = try await Self.store(kind)
-        defer { cleanup() }
+        let store = try await Self.store(kind)
         try await StoreHost.running([store]) {
             let receiver = Receiver { _, attempt in attempt <= 2 ? .status(503) : .accept }
             let port = try await receiver.start()
@@ -125,8 +122,7 @@ struct RelayDeliveryTests {
 
     @Test("a receiver that is down and then up gets everything", arguments: kinds)
     func downThenUp(_ kind: String) async throws {
-        let (store, cleanup) = try await Self.store(kind)
-        defer { cleanup() }
+        let store = try await Self.store(kind)
         try await StoreHost.running([store]) {
             // A port that was free a moment ago: nothing listens there yet.
             let probe = Receiver()
@@ -207,8 +203,7 @@ struct RelayDeliveryTests {
 
     @Test("many postbacks over a few kept connections: each sent once, in any order, none lost", arguments: kinds)
     func keepAlive(_ kind: String) async throws {
-        let (store, cleanup) = try await Self.store(kind)
-        defer { cleanup() }
+        let store = try await Self.store(kind)
         try await StoreHost.running([store]) {
             let receiver = Receiver()
             let port = try await receiver.start()
@@ -252,8 +247,7 @@ struct RelayDeliveryTests {
 
     @Test("stopping while a receiver stalls releases the entries: due at once, no attempt counted")
     func shutdownReleases() async throws {
-        let (store, cleanup) = try await Self.store("sqlite")
-        defer { cleanup() }
+        let store = try await Self.store("sqlite")
         let receiver = Receiver { _, _ in .stall }
         let port = try await receiver.start()
         let configuration = RelayConfiguration(destinations: [H.destination(port: port)])

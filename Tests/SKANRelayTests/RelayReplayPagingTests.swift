@@ -9,35 +9,33 @@ import Testing
 
 /// A replay reads its days a step at a time (`ExportPage`), so a day of millions of postbacks is never held whole:
 /// over more postbacks than one step, each is queued exactly once, with the key it got on arrival.
-@Suite("Relay replay in steps")
+@Suite("Relay replay in steps", .temporaryFolder)
 struct RelayReplayPagingTests {
     static let engines = ["sqlite", "memory"] + (PostgresTestServer.isAvailable ? ["postgres"] : [])
     static let day1 = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28
     static let day2 = day1.addingTimeInterval(86_400)
 
-    /// A store and a reader of it on `engine`, and what removes them.
-    static func open(_ engine: String) async throws -> (any PostbackStore & Outbox, () async throws -> any PostbackReader, () -> Void) {
+    /// A store and a reader of it on `engine`.
+    static func open(_ engine: String) async throws -> (any PostbackStore & Outbox, () async throws -> any PostbackReader) {
         switch engine {
         case "postgres":
             let configuration = try PostgresStoreConfiguration(url: try #require(PostgresTestServer.shared).makeDatabase())
             let store = try await PostgresPostbackStore.open(configuration)
-            return (store, { try await PostgresPostbackReader.open(configuration) }, {})
+            return (store, { try await PostgresPostbackReader.open(configuration) })
         case "sqlite":
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).sqlite").path
+            let path = try TemporaryFolder.current.path("replay-\(UUID().uuidString).sqlite")
             return (try await SQLitePostbackStore.open(path: path, durability: .normal),
-                    { try await SQLiteEngine().openReader(path) },
-                    { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } })
+                    { try await SQLiteEngine().openReader(path) })
         default:
             let store = MemoryPostbackStore()
-            return (store, { MemoryPostbackReader(store) }, {})
+            return (store, { MemoryPostbackReader(store) })
         }
     }
 
     @Test("over more postbacks than one step, each is queued once, in arrival order, with its first key; other days skipped",
           arguments: engines)
     func steps(_ engine: String) async throws {
-        let (store, openReader, cleanup) = try await Self.open(engine)
-        defer { cleanup() }
+        let (store, openReader) = try await Self.open(engine)
         try await StoreHost.running([store]) {
             let partner = RelayDestination(name: "partner", url: URL(string: "http://127.0.0.1:1/")!)
             let router = RelayRouter(configuration: RelayConfiguration(destinations: [partner]))
@@ -83,8 +81,7 @@ struct RelayReplayPagingTests {
 
     @Test("a step past the last postback ends the replay; days with nothing queue nothing", arguments: engines)
     func empty(_ engine: String) async throws {
-        let (store, openReader, cleanup) = try await Self.open(engine)
-        defer { cleanup() }
+        let (store, openReader) = try await Self.open(engine)
         try await StoreHost.running([store]) {
             let partner = RelayDestination(name: "partner", url: URL(string: "http://127.0.0.1:1/")!)
             let reader = try await openReader()

@@ -8,7 +8,7 @@ import Testing
 
 /// A replay queues stored postbacks for one destination with the keys they got on arrival, within the days asked,
 /// and only those the destination's filter takes.
-@Suite("Relay replay")
+@Suite("Relay replay", .temporaryFolder)
 struct RelayReplayTests {
     static let day1 = Date(timeIntervalSince1970: 1_780_000_000)  // 2026-05-28
     static let day2 = day1.addingTimeInterval(86_400)
@@ -36,8 +36,7 @@ struct RelayReplayTests {
     @Test("queues the postbacks of the days asked with the keys they arrived with, as the filter takes them",
           arguments: ["SQLite", "memory"])
     func replay(_ engine: String) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try TemporaryFolder.current.path("replay-\(UUID().uuidString).sqlite")
         let memory = MemoryEngine()
         let (store, reader): (any PostbackStore, () async throws -> any PostbackReader) = engine == "SQLite"
             ? (try await SQLitePostbackStore.open(path: path, durability: .normal), { try await SQLiteEngine().openReader(path) })

@@ -1,26 +1,25 @@
 import Foundation
 import SKANReports
 import SKANStoreSQLite
+import SKANTestSupport
 import Testing
 
 /// `--out` must never destroy what a command reads, and a run that fails must leave the old output as it was.
-@Suite("Output files")
+@Suite("Output files", .temporaryFolder)
 struct BufferedOutputTests {
-    /// A folder with a pretend database and its write-ahead log, removed after the test.
+    /// The test's temporary folder with a pretend database and its write-ahead log.
     struct Folder {
         let url: URL
         var database: String { url.appendingPathComponent("skan.sqlite").path }
         let content = Data("SQLite format 3\0 and twenty thousand postbacks".utf8)
 
         init() throws {
-            url = FileManager.default.temporaryDirectory.appendingPathComponent("skan-out-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            url = try TemporaryFolder.current.url
             try content.write(to: URL(fileURLWithPath: database))
             try content.write(to: URL(fileURLWithPath: database + "-wal"))
         }
 
         func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-        func remove() { try? FileManager.default.removeItem(at: url) }
         /// Everything in the folder, so a test can see that no temporary file was left behind.
         func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() }
     }
@@ -33,7 +32,6 @@ struct BufferedOutputTests {
           arguments: Alias.allCases)
     func refusesTheDatabase(alias: Alias) throws {
         let folder = try Folder()
-        defer { folder.remove() }
         let out: String
         switch alias {
         case .samePath: out = folder.database
@@ -59,7 +57,6 @@ struct BufferedOutputTests {
     @Test("another file in the same folder is written, and the refusal names the database file")
     func otherFilesAreWritten() throws {
         let folder = try Folder()
-        defer { folder.remove() }
         let stream = try BufferedOutput(path: folder.path("report.csv"), protecting: SQLiteEngine().protectedFiles(folder.database))
         stream.write("a,b\n")
         try stream.commit()
@@ -76,7 +73,6 @@ struct BufferedOutputTests {
     @Test("until commit the old file is what a reader sees; an output never committed leaves it and no debris")
     func replacesOnlyOnCommit() throws {
         let folder = try Folder()
-        defer { folder.remove() }
         let out = folder.path("report.csv")
         try Data("old\n".utf8).write(to: URL(fileURLWithPath: out))
         chmod(out, 0o640)
@@ -101,7 +97,6 @@ struct BufferedOutputTests {
     @Test("a symlink to a report is followed: the file it points to gets the new content, the link stays")
     func followsSymlinks() throws {
         let folder = try Folder()
-        defer { folder.remove() }
         let target = folder.path("target.csv"), link = folder.path("link.csv")
         try Data("old\n".utf8).write(to: URL(fileURLWithPath: target))
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)

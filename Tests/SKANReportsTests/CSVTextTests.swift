@@ -7,7 +7,7 @@ import SKANStoreSQLite
 import SKANTestSupport
 import Testing
 
-@Suite("CSV text cells are safe to open in a spreadsheet")
+@Suite("CSV text cells are safe to open in a spreadsheet", .temporaryFolder)
 struct CSVTextTests {
     /// Cells a spreadsheet runs as formulas (OWASP's six first characters), from the hardening report.
     static let formulas = [
@@ -50,8 +50,7 @@ struct CSVTextTests {
 
     @Test("numbers SKANKit writes stay numbers: only the text columns are neutralised")
     func numbersStay() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-csvtext-\(UUID().uuidString).csv").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = try TemporaryFolder.current.path("csvtext-\(UUID().uuidString).csv")
         let stream = try BufferedOutput(path: path)
         try TableWriter(format: .csv, stream: stream).write(header: ["ad_network_id", "revenue"],
                                                             rows: [["-1+1", "-5.00"], ["=2", "12"]], textColumns: 0..<1)
@@ -62,7 +61,7 @@ struct CSVTextTests {
 
     /// A store holding a signed postback whose ad-network-id is a formula, and refusals whose bodies and fields are.
     static func hostileStore() async throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-csvtext-\(UUID().uuidString).sqlite").path
+        let path = try TemporaryFolder.current.path("csvtext-\(UUID().uuidString).sqlite")
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         let receivedAt = Date(timeIntervalSince1970: 1_770_000_000)
         let (verified, body) = TestPostbacks.verified(adNetworkID: formulas[0])
@@ -86,12 +85,10 @@ struct CSVTextTests {
     @Test("skan export and export --rejected write no cell a spreadsheet would run; --csv-raw writes them as stored")
     func export() async throws {
         let path = try await Self.hostileStore()
-        defer { try? FileManager.default.removeItem(atPath: path) }
         for rejected in [false, true] {
             var outputs: [CSVText: String] = [:]
             for text in CSVText.allCases {
                 let out = path + ".\(rejected)-\(text).csv"
-                defer { try? FileManager.default.removeItem(atPath: out) }
                 let stream = try BufferedOutput(path: out)
                 try await Exporter.export(from: SQLitePostbackReader(path: path), rejected: rejected, format: .csv, csvText: text, to: stream)
                 try stream.commit()
@@ -113,11 +110,9 @@ struct CSVTextTests {
     @Test("skan report's CSV neutralises the grouping keys and leaves the counts as numbers")
     func report() async throws {
         let path = try await Self.hostileStore()
-        defer { try? FileManager.default.removeItem(atPath: path) }
         let request = try ReportRequest(fields: [.adNetwork])
         let report = try await ReportBuilder.run(request, on: SQLitePostbackReader(path: path))
         let out = path + ".report.csv"
-        defer { try? FileManager.default.removeItem(atPath: out) }
         let stream = try BufferedOutput(path: out)
         try TableWriter(format: .csv, stream: stream).write(header: report.header, rows: report.rows.map(report.cells),
                                                             textColumns: report.textColumns)

@@ -10,7 +10,7 @@ import Testing
 /// The campaign map in the store (`skan campaigns import`) on every engine through the engine protocol: an import
 /// replaces the networks it names, entries come back whole and in one order, and a report by campaign name from the
 /// stored map equals the count made by hand. PostgreSQL runs when the test server is up.
-@Suite("Campaign map in the store")
+@Suite("Campaign map in the store", .temporaryFolder)
 struct CampaignMapStoreTests {
     enum Engine: String, CaseIterable, CustomTestStringConvertible {
         case sqlite = "SQLite file"
@@ -19,19 +19,17 @@ struct CampaignMapStoreTests {
 
         var testDescription: String { rawValue }
 
-        /// The engine and a new, empty location of it, and what removes it.
-        func make() throws -> (engine: any StorageEngine, location: String, cleanup: @Sendable () -> Void) {
+        /// The engine and a new, empty location of it.
+        func make() throws -> (engine: any StorageEngine, location: String) {
             switch self {
             case .sqlite:
-                let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-map-\(UUID().uuidString).sqlite").path
-                return (SQLiteEngine(), path, {
-                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-                })
+                let path = try TemporaryFolder.current.path("map-\(UUID().uuidString).sqlite")
+                return (SQLiteEngine(), path)
             case .memory:
-                return (MemoryEngine(), "memory:map-\(UUID().uuidString)", {})
+                return (MemoryEngine(), "memory:map-\(UUID().uuidString)")
             case .postgres:
                 let server = try #require(PostgresTestServer.shared)
-                return (PostgresEngine(), try server.makeDatabase(), {})
+                return (PostgresEngine(), try server.makeDatabase())
             }
         }
     }
@@ -54,8 +52,7 @@ struct CampaignMapStoreTests {
     func replacesOnPostgres() async throws { try await Self.replaces(.postgres) }
 
     static func replaces(_ kind: Engine) async throws {
-        let (engine, location, cleanup) = try kind.make()
-        defer { cleanup() }
+        let (engine, location) = try kind.make()
         let store = try engine.openCampaignMapStore(location)
         try await StoreHost.running([store]) {
             try await store.migrate()
@@ -90,8 +87,7 @@ struct CampaignMapStoreTests {
 
     @Test("reading the map from a collector's SQLite file leaves no -wal or -shm beside it")
     func noSideFiles() async throws {
-        let (_, path, cleanup) = try Engine.sqlite.make()
-        defer { cleanup() }
+        let (_, path) = try Engine.sqlite.make()
         let collector = try await SQLitePostbackStore.open(path: path, durability: .normal)
         try await collector.close()
         let writer = SQLiteEngine()
@@ -148,8 +144,7 @@ struct CampaignMapStoreTests {
     func reportByStoredNameOnPostgres() async throws { try await Self.reportByStoredName(.postgres) }
 
     static func reportByStoredName(_ kind: Engine) async throws {
-        let (engine, location, cleanup) = try kind.make()
-        defer { cleanup() }
+        let (engine, location) = try kind.make()
         let (entries, _) = try GoldenReportTests.simulatedEntries("skan-4.0-subscription", devices: 200)
         let postbacks = try engine.openStore(location, options: StoreOptions(durability: .normal))
         let outcomes = try await StoreHost.running([postbacks]) {

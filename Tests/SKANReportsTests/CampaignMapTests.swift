@@ -3,10 +3,11 @@ import SKANCore
 import SKANReports
 import SKANStore
 import SKANStoreSQLite
+import SKANTestSupport
 import Testing
 
 /// Campaign maps: the file's rules, the hierarchy of source identifiers, and reports in campaign names.
-@Suite("Campaign names")
+@Suite("Campaign names", .temporaryFolder)
 struct CampaignMapTests {
     static let header = "ad_network_id,source_identifier,campaign_id,valid_from,valid_to,campaign,ad_set,creative,country\n"
 
@@ -85,8 +86,7 @@ struct CampaignMapTests {
     @Test("a report by campaign name over a simulated campaign equals the count made by hand from its postbacks")
     func reportByName() async throws {
         let (entries, _) = try GoldenReportTests.simulatedEntries("skan-4.0-subscription", devices: 300)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-names-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try TemporaryFolder.current.path("names-\(UUID().uuidString).sqlite")
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         let outcomes = try await store.write(entries)
         try await store.close()

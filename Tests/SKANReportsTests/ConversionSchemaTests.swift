@@ -1,9 +1,10 @@
 import Foundation
 import SKANCore
 import SKANReports
+import SKANTestSupport
 import Testing
 
-@Suite("Conversion value schema")
+@Suite("Conversion value schema", .temporaryFolder)
 struct ConversionSchemaTests {
     static let header = "conversion_value,coarse_value,event_name,event_count,revenue_low,revenue_high\n"
 
@@ -47,9 +48,7 @@ struct ConversionSchemaTests {
 
     @Test("a schema file that cannot be read says why: missing, a folder, not UTF-8", arguments: ["missing", "folder", "binary"])
     func unreadableFile(kind: String) throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-schema-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let path = folder.appendingPathComponent(kind == "folder" ? "schemas" : "schema.csv").path
         if kind == "folder" { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
         if kind == "binary" { _ = FileManager.default.createFile(atPath: path, contents: Data([0xFF, 0xFE, 0x00, 0x62])) }

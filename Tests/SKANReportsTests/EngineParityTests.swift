@@ -9,7 +9,7 @@ import Testing
 
 /// The same postbacks stored on SQLite and on PostgreSQL give byte-identical reports and exports: one
 /// description of the report, two dialects.
-@Suite("Reports and exports on both engines",
+@Suite("Reports and exports on both engines", .temporaryFolder,
        .enabled(if: PostgresTestServer.isAvailable, "no PostgreSQL test server (the log says why)"))
 struct EngineParityTests {
     static let requests: [(fields: String, day: DayBasis, schema: String?)] = {
@@ -34,8 +34,7 @@ struct EngineParityTests {
             entries.append(.rejected(RejectedPostback(verdict: verifier.verify(Array(body.utf8)), rawBody: Array(body.utf8),
                                                       receivedAt: Date(timeIntervalSince1970: 1_770_000_000), endpoint: "/postbacks")))
         }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-parity-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = try TemporaryFolder.current.path("parity-\(UUID().uuidString).sqlite")
         let sqlite = try await SQLitePostbackStore.open(path: path, durability: .normal)
         let sqliteOutcomes = try await sqlite.write(entries)
         try await sqlite.close()
@@ -82,8 +81,7 @@ struct EngineParityTests {
             for (rejected, format) in [(false, Exporter.Format.csv), (false, .jsonl), (true, .csv)] {
                 var outputs: [String] = []
                 for reader in readers {
-                    let out = FileManager.default.temporaryDirectory.appendingPathComponent("skan-parity-\(UUID().uuidString)").path
-                    defer { try? FileManager.default.removeItem(atPath: out) }
+                    let out = try TemporaryFolder.current.path("parity-\(UUID().uuidString)")
                     let stream = try BufferedOutput(path: out)
                     try await Exporter.export(from: reader, rejected: rejected, format: format, to: stream)
                     try stream.commit()

@@ -4,9 +4,10 @@ import SKANCore
 import SKANReports
 import SKANStore
 import SKANStoreSQLite
+import SKANTestSupport
 import Testing
 
-@Suite("Export")
+@Suite("Export", .temporaryFolder)
 struct ExportTests {
     /// Bodies a careless relay might send: commas, quotes, line breaks, non-ASCII.
     static let awkward = [
@@ -18,8 +19,7 @@ struct ExportTests {
 
     @Test("values with commas, quotes and newlines survive a CSV round trip, and JSONL keeps them too")
     func roundTrip() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-export-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = try TemporaryFolder.current.path("export-\(UUID().uuidString).sqlite")
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         let verifier = AttributionVerifier()
         let entries = Self.awkward.map { body in
@@ -30,7 +30,6 @@ struct ExportTests {
         try await store.close()
 
         let csvPath = path + ".csv"
-        defer { try? FileManager.default.removeItem(atPath: csvPath) }
         let stream = try BufferedOutput(path: csvPath)
         let count = try await Exporter.export(from: SQLitePostbackReader(path: path), rejected: true, format: .csv, to: stream)
         try stream.commit()
@@ -50,7 +49,6 @@ struct ExportTests {
         #expect(reasons.allSatisfy { !$0.isEmpty })
 
         let jsonPath = path + ".jsonl"
-        defer { try? FileManager.default.removeItem(atPath: jsonPath) }
         let jsonStream = try BufferedOutput(path: jsonPath)
         try await Exporter.export(from: SQLitePostbackReader(path: path), rejected: true, format: .jsonl, to: jsonStream)
         try jsonStream.commit()

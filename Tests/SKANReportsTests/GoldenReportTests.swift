@@ -4,12 +4,13 @@ import SKANReports
 import SKANSimulator
 import SKANStore
 import SKANStoreSQLite
+import SKANTestSupport
 import Testing
 
 /// Simulate a sample campaign with a fixed seed, store what the collector would store, report, and compare the CSV
 /// byte for byte with the file in `Golden/`. `SKAN_UPDATE_GOLDEN=1 swift test` rewrites the files after a change
 /// that is meant to alter them (then read the diff before committing it).
-@Suite("Golden reports", .serialized)
+@Suite("Golden reports", .temporaryFolder, .serialized)
 struct GoldenReportTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -31,7 +32,6 @@ struct GoldenReportTests {
     @Test("simulate → store → report gives the golden CSV", arguments: cases)
     func golden(_ testCase: Case) async throws {
         let (database, summary) = try await Self.simulatedDatabase(testCase.campaign, devices: 400)
-        defer { try? FileManager.default.removeItem(atPath: database) }
         let schemaPath = Self.root.appendingPathComponent("Samples/schemas/\(testCase.campaign).csv").path
         let schema = try ConversionSchema(csv: String(contentsOfFile: schemaPath, encoding: .utf8), source: schemaPath)
         let request = try ReportRequest(fields: ReportField.list(testCase.fields), day: testCase.day, schema: schema)
@@ -52,8 +52,7 @@ struct GoldenReportTests {
 
     @Test("a report over an empty database is one row of zeros, or no rows when grouped")
     func emptyDatabase() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-empty-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = try TemporaryFolder.current.path("empty-\(UUID().uuidString).sqlite")
         let store = try await SQLitePostbackStore.open(path: path)
         try await store.close()
         let database = try SQLitePostbackReader(path: path)
@@ -68,7 +67,7 @@ struct GoldenReportTests {
     /// Runs the campaign and writes every ad network postback into a new SQLite file, received at its send time.
     static func simulatedDatabase(_ campaign: String, devices: Int) async throws -> (String, (adNetworkPostbacks: Int, nonWinning: Int)) {
         let (entries, nonWinning) = try simulatedEntries(campaign, devices: devices)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-golden-\(UUID().uuidString).sqlite").path
+        let path = try TemporaryFolder.current.path("golden-\(UUID().uuidString).sqlite")
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         let outcomes = try await store.write(entries)
         #expect(outcomes.count == entries.count)
@@ -97,8 +96,7 @@ struct GoldenReportTests {
     }
 
     static func csv(_ report: Report) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-report-\(UUID().uuidString).csv").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let path = try TemporaryFolder.current.path("report-\(UUID().uuidString).csv")
         let stream = try BufferedOutput(path: path)
         try TableWriter(format: .csv, stream: stream).write(header: report.header, rows: report.rows.map(report.cells))
         try stream.commit()

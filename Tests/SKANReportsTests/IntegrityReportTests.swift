@@ -9,7 +9,7 @@ import Testing
 
 /// Conflicts, reconciled copies and consistency rules, read back through each engine's reader (the memory engine
 /// included: its Swift is the reference the SQL is held to), against counts worked out by hand.
-@Suite("Integrity report")
+@Suite("Integrity report", .temporaryFolder)
 struct IntegrityReportTests {
     enum Engine: String, CaseIterable, CustomTestStringConvertible {
         case memory
@@ -20,9 +20,9 @@ struct IntegrityReportTests {
 
         var testDescription: String { rawValue }
 
-        func make() throws -> (engine: any StorageEngine, location: String, cleanup: @Sendable () -> Void) {
+        func make() throws -> (engine: any StorageEngine, location: String) {
             switch self {
-            case .memory: return (MemoryEngine(), "memory:integrity", {})
+            case .memory: return (MemoryEngine(), "memory:integrity")
             case .sqlite, .postgres: return try ReaderConformanceTests.Engine(rawValue: rawValue)!.make()
             }
         }
@@ -45,15 +45,15 @@ struct IntegrityReportTests {
     }
 
     /// Writes each batch in turn through the engine's store and opens its reader.
-    static func reader(_ engine: Engine, _ batches: [[StoreEntry]]) async throws -> (any PostbackReader, @Sendable () -> Void) {
-        let (storage, location, cleanup) = try engine.make()
+    static func reader(_ engine: Engine, _ batches: [[StoreEntry]]) async throws -> any PostbackReader {
+        let (storage, location) = try engine.make()
         let store = try storage.openStore(location, options: StoreOptions(durability: .normal))
         try await StoreHost.running([store]) {
             try await store.migrate()
             for batch in batches { _ = try await store.write(batch) }
             try await store.close()
         }
-        return (try await storage.openReader(location), cleanup)
+        return try await storage.openReader(location)
     }
 
     @Test("a relayed copy that disagrees is found, agreeing and one-sided copies are told apart", arguments: Engine.allCases)
@@ -65,14 +65,13 @@ struct IntegrityReportTests {
         let developerCopy = TestPostbacks.verified(disagreeing)
         // Install 2: both sides agree. Install 3: only the network's postback. Install 4: only a developer copy.
         let agreeing = TestPostbacks.verified()
-        let (reader, cleanup) = try await Self.reader(engine, [
+        let reader = try await Self.reader(engine, [
             [Self.entry(networkCopy, at: Self.network), Self.entry(agreeing, at: Self.network),
              Self.entry(TestPostbacks.verified(), at: Self.network), Self.entry(TestPostbacks.verified(), at: Self.developer)],
             [Self.entry(developerCopy, at: Self.developer, from: "203.0.113.9"), Self.entry(agreeing, at: Self.developer),
              // A device's retry of the agreeing copy: nothing new.
              Self.entry(agreeing, at: Self.developer)],
         ])
-        defer { cleanup() }
         try await StoreHost.running([reader]) {
             let rows = try await IntegrityReport.rows(from: reader)
             #expect(rows.count == 1)
@@ -154,28 +153,25 @@ struct IntegrityReportTests {
     func rules(_ engine: Engine) async throws {
         let cases = Self.pairs()
         for (rule, trips, passes) in cases {
-            let (reader, cleanup) = try await Self.reader(engine, [[Self.entry(trips, at: Self.network)]])
+            let reader = try await Self.reader(engine, [[Self.entry(trips, at: Self.network)]])
             try await StoreHost.running([reader]) {
                 let tripped = try await reader.checks(from: nil, to: nil)
                 #expect(tripped.flatMap(\.rules) .map(\.key) == [rule], "\(rule)")
                 #expect(tripped.first?.rules[rule] == 1, "\(rule)")
                 await reader.close()
             }
-            cleanup()
-            let (clean, cleanupClean) = try await Self.reader(engine, [[Self.entry(passes, at: Self.network)]])
+            let clean = try await Self.reader(engine, [[Self.entry(passes, at: Self.network)]])
             try await StoreHost.running([clean]) {
                 let checks = try await clean.checks(from: nil, to: nil)
                 #expect(checks.allSatisfy { $0.rules.isEmpty }, "\(rule)")
                 await clean.close()
             }
-            cleanupClean()
         }
     }
 
     @Test("the rules and the copies count only the days asked for", arguments: Engine.allCases)
     func dateRange(_ engine: Engine) async throws {
-        let (reader, cleanup) = try await Self.reader(engine, [[Self.entry(Self.pairs()[1].trips, at: Self.network)]])
-        defer { cleanup() }
+        let reader = try await Self.reader(engine, [[Self.entry(Self.pairs()[1].trips, at: Self.network)]])
         try await StoreHost.running([reader]) {
             let day = String(Timestamp.iso8601(Self.receivedAt).prefix(10))
             let that = try await IntegrityReport.rows(from: reader, from: day, to: day)
@@ -212,14 +208,13 @@ struct IntegrityReportTests {
         // K5: network only. K6: developer only. K7: another network, a developer copy differing in two values.
         let k5 = Self.copies([]), k6 = Self.copies([])
         let k7 = Self.copies(network: "other.skadnetwork", [{ $0.conversionValue = 1; $0.countryCode = "DE" }])
-        let (reader, cleanup) = try await Self.reader(engine, [
+        let reader = try await Self.reader(engine, [
             [Self.entry(k1[0], at: net), Self.entry(k2[0], at: dev), Self.entry(k3[0], at: net), Self.entry(k4[0], at: net),
              Self.entry(k5[0], at: net), Self.entry(k6[0], at: dev), Self.entry(k7[0], at: net)],
             [Self.entry(k1[1], at: dev), Self.entry(k1[2], at: net), Self.entry(k2[1], at: net), Self.entry(k3[1], at: dev),
              Self.entry(k4[1], at: net), Self.entry(k7[1], at: dev)],
             [Self.entry(k2[2], at: net), Self.entry(k2[1], at: net), Self.entry(k1[1], at: dev)],
         ])
-        defer { cleanup() }
         try await StoreHost.running([reader]) {
             let rows = try await IntegrityReport.rows(from: reader)
             var example = IntegrityRow(network: "example.skadnetwork")
@@ -251,13 +246,12 @@ struct IntegrityReportTests {
     func firstClientAddress(_ engine: Engine) async throws {
         let together = Self.copies([{ $0.conversionValue = 42 }])
         let apart = Self.copies([{ $0.conversionValue = 43 }])
-        let (reader, cleanup) = try await Self.reader(engine, [
+        let reader = try await Self.reader(engine, [
             [Self.entry(apart[0], at: Self.network, from: "198.51.100.1")],
             [Self.entry(together[0], at: Self.network, from: "198.51.100.2"),
              Self.entry(together[1], at: Self.developer, from: "203.0.113.9"),
              Self.entry(apart[1], at: Self.developer, from: "203.0.113.10")],
         ])
-        defer { cleanup() }
         try await StoreHost.running([reader]) {
             let latest = try await reader.latestConflicts(limit: 5)
             #expect(latest.map(\.clientAddress) == ["203.0.113.10", "203.0.113.9"])

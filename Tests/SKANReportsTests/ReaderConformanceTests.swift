@@ -11,7 +11,7 @@ import Testing
 /// (``MemoryPostbackReader``, the readable reference), in the same order, and stream the same exports, counters and
 /// refusals, over the same traffic-shaped postbacks (``ReaderTraffic``). Each engine is reached only through the
 /// one value it exports (``StorageEngine``), as the command line reaches it.
-@Suite("Reader conformance")
+@Suite("Reader conformance", .temporaryFolder)
 struct ReaderConformanceTests {
     /// The engines compared with the memory engine.
     enum Engine: String, CaseIterable, CustomTestStringConvertible {
@@ -23,17 +23,15 @@ struct ReaderConformanceTests {
 
         var testDescription: String { rawValue }
 
-        /// The engine's value, a new location for it, and what removes that location.
-        func make() throws -> (engine: any StorageEngine, location: String, cleanup: @Sendable () -> Void) {
+        /// The engine's value and a new location for it.
+        func make() throws -> (engine: any StorageEngine, location: String) {
             switch self {
             case .sqlite:
-                let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-readers-\(UUID().uuidString).sqlite").path
-                return (SQLiteEngine(), path, {
-                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-                })
+                let path = try TemporaryFolder.current.path("readers-\(UUID().uuidString).sqlite")
+                return (SQLiteEngine(), path)
             case .postgres:
                 let server = try #require(PostgresTestServer.shared)
-                return (PostgresEngine(), try server.makeDatabase(), {})
+                return (PostgresEngine(), try server.makeDatabase())
             }
         }
     }
@@ -70,8 +68,7 @@ struct ReaderConformanceTests {
     }
 
     static func export(_ reader: any PostbackReader, rejected: Bool, format: Exporter.Format) async throws -> String {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("skan-readers-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: out) }
+        let out = try TemporaryFolder.current.path("readers-\(UUID().uuidString)")
         let stream = try BufferedOutput(path: out)
         try await Exporter.export(from: reader, rejected: rejected, format: format, to: stream)
         try stream.commit()
@@ -83,8 +80,7 @@ struct ReaderConformanceTests {
         let entries = ReaderTraffic.entries()
         let memory = MemoryEngine()
         let reference = try await Self.stored(entries, engine: memory, location: "memory:traffic")
-        let (other, location, cleanup) = try engine.make()
-        defer { cleanup() }
+        let (other, location) = try engine.make()
         let reader = try await Self.stored(entries, engine: other, location: location)
         try await StoreHost.running([reader]) {
             var compared = 0

@@ -2,28 +2,28 @@ import Foundation
 import SKANReports
 import SKANStore
 import SKANStoreSQLite
+import SKANTestSupport
 import Testing
 
 /// `skan report --where`: a filtered report counts exactly the postbacks the unfiltered report shows in that
 /// field's row, for every kind of field (text, number, boolean, absent).
-@Suite("Report filters")
+@Suite("Report filters", .temporaryFolder)
 struct ReportFilterTests {
-    static func reader() async throws -> (reader: any PostbackReader, path: String) {
+    static func reader() async throws -> any PostbackReader {
         var (entries, _) = try GoldenReportTests.simulatedEntries("skan-4.0-subscription", devices: 300)
         entries += try GoldenReportTests.simulatedEntries("skan-3.0-game", devices: 100).entries
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-filter-\(UUID().uuidString).sqlite").path
+        let path = try TemporaryFolder.current.path("filter-\(UUID().uuidString).sqlite")
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         _ = try await store.write(entries)
         try await store.close()
-        return (try SQLitePostbackReader(path: path), path)
+        return try SQLitePostbackReader(path: path)
     }
 
     @Test("each row of a report by one field equals the total of the report filtered on that row's value",
           arguments: [ReportField.adNetwork, .campaign, .window, .didWin, .version, .conversionValue, .coarseValue,
                       .fidelity, .interaction, .tier, .day])
     func rowsEqualFilteredTotals(field: ReportField) async throws {
-        let (reader, path) = try await Self.reader()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try await Self.reader()
         let grouped = try await ReportBuilder.run(try ReportRequest(fields: [field]), on: reader)
         #expect(grouped.rows.count >= 2, "the sample has several values of \(field)")
         var sum = 0
@@ -43,8 +43,7 @@ struct ReportFilterTests {
 
     @Test("two filters must both hold; a value no postback has gives zero")
     func conjunction() async throws {
-        let (reader, path) = try await Self.reader()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        let reader = try await Self.reader()
         let grouped = try await ReportBuilder.run(try ReportRequest(fields: [.adNetwork, .window]), on: reader)
         let row = try #require(grouped.rows.first { $0.keys[1] == "1" })
         let filters = [ReportFilter(.adNetwork, equals: row.keys[0]), ReportFilter(.window, equals: "1")]

@@ -2,12 +2,13 @@ import Foundation
 import GRDB
 import SKANStore
 @testable import SKANStoreSQLite
+import SKANTestSupport
 import Testing
 
 /// SQLite folds its rollups beside the writer, in a file of their own (`SQLiteRollupFolder`): a fold never holds up
 /// a write, every read counts exactly the stored postbacks whatever is folded, and a rollups file that is lost is made
 /// again from `postbacks`.
-@Suite("Rollup folds beside the writer")
+@Suite("Rollup folds beside the writer", .temporaryFolder)
 struct RollupFolderTests {
     typealias Location = RollupTests.Location
 
@@ -27,7 +28,6 @@ struct RollupFolderTests {
     @Test("the folder keeps every rollup within a step of the writer; a clean close folds the rest")
     func keepsUp() async throws {
         let location = try Location.make(.sqlite)
-        defer { location.remove() }
         guard case .sqlite(let path) = location else { return }
         let (first, second) = try RollupTests.campaigns()
         let folding = RollupFolding(step: 20, idleMinimum: 10)
@@ -52,7 +52,6 @@ struct RollupFolderTests {
           .timeLimit(.minutes(2)))
     func writesDoNotWait() async throws {
         let location = try Location.make(.sqlite)
-        defer { location.remove() }
         guard case .sqlite(let path) = location else { return }
         let (first, second) = try RollupTests.campaigns()
         // The folder waits up to 60 s for the lock: a write that waited for it would take that long.
@@ -85,7 +84,6 @@ struct RollupFolderTests {
     @Test("a rollups file that is removed is made again: reads count every row, the next store folds them")
     func removedFile() async throws {
         let location = try Location.make(.sqlite)
-        defer { location.remove() }
         guard case .sqlite(let path) = location else { return }
         let (first, _) = try RollupTests.campaigns()
         var store = try await SQLitePostbackStore.open(path: path, durability: .normal)
@@ -107,7 +105,6 @@ struct RollupFolderTests {
     @Test("a rollups file left beside another database (made again, or copied over) is emptied and refolded")
     func staleFile() async throws {
         let location = try Location.make(.sqlite), other = try Location.make(.sqlite)
-        defer { location.remove(); other.remove() }
         guard case .sqlite(let path) = location, case .sqlite(let otherPath) = other else { return }
         let (first, second) = try RollupTests.campaigns()
         var store = try await SQLitePostbackStore.open(path: path, durability: .normal)

@@ -11,7 +11,7 @@ import Testing
 /// The per-day rollups (``PostbackRollup``) answer every query they cover with exactly the rows that reading every
 /// postback gives, on each engine: after writes with repeats (which must not count), after refusals, after the
 /// migration that counts a store's existing rows, and after writes on top of that.
-@Suite("Per-day rollups")
+@Suite("Per-day rollups", .temporaryFolder)
 struct RollupTests {
     enum Engine: String, CaseIterable, CustomTestStringConvertible {
         case sqlite = "SQLite"
@@ -29,8 +29,7 @@ struct RollupTests {
         static func make(_ engine: Engine) throws -> Location {
             switch engine {
             case .sqlite:
-                return .sqlite(FileManager.default.temporaryDirectory
-                    .appendingPathComponent("skan-rollup-\(UUID().uuidString).sqlite").path)
+                return .sqlite(try TemporaryFolder.current.path("rollup-\(UUID().uuidString).sqlite"))
             case .postgres:
                 let url = try #require(PostgresTestServer.shared).makeDatabase()
                 return .postgres(try PostgresStoreConfiguration(url: url), url: url)
@@ -48,14 +47,6 @@ struct RollupTests {
             switch self {
             case .sqlite(let path): try SQLitePostbackReader(path: path)
             case .postgres(let configuration, _): try await PostgresPostbackReader.open(configuration)
-            }
-        }
-
-        func remove() {
-            if case .sqlite(let path) = self {
-                for file in [path, SQLitePostbackStore.rollupsPath(for: path)] {
-                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
-                }
             }
         }
 
@@ -162,7 +153,6 @@ struct RollupTests {
     @Test("the rollup gives the scan's rows; repeats and refusals count nothing", arguments: Engine.allCases)
     func equalsScan(_ engine: Engine) async throws {
         let location = try Location.make(engine)
-        defer { location.remove() }
         let (first, second) = try Self.campaigns()
         let store = try await location.store()
         let outcomes = try await StoreHost.running([store]) {
@@ -186,7 +176,6 @@ struct RollupTests {
     @Test("on SQLite postbacks not yet folded into the rollups are counted from the table; a fold moves them in")
     func folds() async throws {
         let location = try Location.make(.sqlite)
-        defer { location.remove() }
         guard case .sqlite(let path) = location else { return }
         let (first, second) = try Self.campaigns()
         // Folds once 64 stored postbacks wait, so that batches of 50 leave some unfolded after every write.
@@ -230,7 +219,6 @@ struct RollupTests {
     @Test("on SQLite two stores writing one file fold each postback once")
     func twoWritersOneFile() async throws {
         let location = try Location.make(.sqlite)
-        defer { location.remove() }
         let (first, second) = try Self.campaigns()
         let a = try await location.store(folding: .everyBatch(after: 30)),
             b = try await location.store(folding: .everyBatch(after: 45))
@@ -247,7 +235,6 @@ struct RollupTests {
     @Test("the migration counts the rows stored before it, and later writes add to them", arguments: Engine.allCases)
     func backfill(_ engine: Engine) async throws {
         let location = try Location.make(engine)
-        defer { location.remove() }
         let (first, second) = try Self.campaigns()
         let earlier = try await location.store()
         try await StoreHost.running([earlier]) {
@@ -303,7 +290,6 @@ struct RollupTests {
     @Test("on SQLite a view of one campaign finds its rollup rows by an index, not by reading every row")
     func campaignIndex() async throws {
         let location = try Location.make(.sqlite)
-        defer { location.remove() }
         let store = try await location.store()
         try await store.close()
         guard case .sqlite(let path) = location else { return }

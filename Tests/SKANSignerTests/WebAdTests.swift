@@ -13,7 +13,7 @@ import Testing
 
 /// SKAdNetwork for Web Ads (spec §7.2): an ad registered on the private port is answered to Safari on the
 /// public one, by the link's nonce, until it expires.
-@Suite("Web-ad exchange")
+@Suite("Web-ad exchange", .temporaryFolder)
 struct WebAdTests {
     static let register = #"{"ad-network-id":"example.skadnetwork","source-identifier":3120,"itunes-item-id":525463029,"source-domain":"example.com"}"#
 
@@ -130,9 +130,7 @@ struct WebAdTests {
     @Test("every engine keeps, finds, expires and removes registered ads alike",
           arguments: ["memory", "sqlite", "postgres"])
     func engines(engine: String) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-webads-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let store: any WebAdStore
         switch engine {
         case "memory": store = MemoryWebAdStore()

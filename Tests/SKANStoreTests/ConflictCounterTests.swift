@@ -9,15 +9,14 @@ import Testing
 
 /// Conflicts are counted by the value that differed (`GET /stats`, `/metrics`), on every engine, and a store made
 /// before those counters gets the conflicts it already kept counted once by its migration.
-@Suite("Conflict counters")
+@Suite("Conflict counters", .temporaryFolder)
 struct ConflictCounterTests {
     typealias Engine = StoreConformanceTests.Engine
     typealias R = RepeatConformanceTests
 
     @Test("a conflict counts under each value that differed; a retry of it counts nothing", arguments: Engine.allCases)
     func byField(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let (first, changed, _) = R.pair {
                 $0.conversionValue = 42
@@ -40,8 +39,7 @@ struct ConflictCounterTests {
           arguments: [Engine.sqliteFile] + (PostgresTestServer.isAvailable ? [Engine.postgres] : []))
     func upgrade(_ engine: Engine) async throws {
         let (first, changed, _) = R.pair { $0.coarseConversionValue = .low }
-        let path = SQLitePostbackStoreTests.temporaryPath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try SQLitePostbackStoreTests.temporaryPath()
         var url = ""
         func open() async throws -> any PostbackStore {
             if engine == .postgres { return try await Self.openPostgres(url) }

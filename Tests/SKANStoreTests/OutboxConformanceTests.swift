@@ -6,7 +6,7 @@ import Testing
 
 /// Every engine's relay outbox (``Outbox``) behaves as the memory engine's: entries queued only with a stored
 /// postback, claimed under a lease, settled, counted and revived alike.
-@Suite("Outbox conformance")
+@Suite("Outbox conformance", .temporaryFolder)
 struct OutboxConformanceTests {
     typealias Engine = StoreConformanceTests.Engine
     typealias T = SQLitePostbackStoreTests
@@ -34,8 +34,7 @@ struct OutboxConformanceTests {
     @Test("queues an entry per destination with a stored postback, none with a duplicate or a refusal",
           arguments: engines)
     func queuedInTheWrite(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let outbox = try Self.outbox(store)
             let first = Self.accepted(["a", "b"], transactionID: "t-1")
@@ -54,8 +53,7 @@ struct OutboxConformanceTests {
 
     @Test("a claimed entry is not handed out again until its lease ends", arguments: engines)
     func lease(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let outbox = try Self.outbox(store)
             _ = try await store.write((0 ..< 5).map { _ in Self.accepted(["a"]) })
@@ -75,8 +73,7 @@ struct OutboxConformanceTests {
     @Test("settles: sent leaves, retried waits and counts its attempt, dead is kept apart and revived",
           arguments: engines)
     func settle(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let outbox = try Self.outbox(store)
             _ = try await store.write((0 ..< 4).map { _ in Self.accepted(["a"]) })
@@ -106,8 +103,7 @@ struct OutboxConformanceTests {
 
     @Test("claimers at once never get one entry twice, and together get every due entry", arguments: engines)
     func concurrentClaims(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let outbox = try Self.outbox(store)
             _ = try await store.write((0 ..< 60).map { _ in Self.accepted(["a", "b"]) })
@@ -136,8 +132,7 @@ struct OutboxConformanceTests {
 
     @Test("a retry is due at its time, not before, and each attempt is counted", arguments: engines)
     func retrySchedule(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let outbox = try Self.outbox(store)
             _ = try await store.write([Self.accepted(["a"])])
@@ -164,8 +159,7 @@ struct OutboxConformanceTests {
 
     @Test("queues a replay outside the write path", arguments: engines)
     func enqueue(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let outbox = try Self.outbox(store)
             let item = OutboxItem(destination: "new", idempotencyKey: "k", body: [1, 2, 3])

@@ -3,15 +3,15 @@ import GRDB
 import SKANCore
 import SKANStore
 import SKANStoreSQLite
+import SKANTestSupport
 import Testing
 
 /// A flood of refusals must not fill a disk: every value of a kept refusal is bounded, not only its body.
-@Suite("Refusals are bounded in bytes")
+@Suite("Refusals are bounded in bytes", .temporaryFolder)
 struct RejectionBoundsTests {
     @Test("a refusal whose every value is 65 KB stores no row larger than the cap's stated maximum")
     func rowBound() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("skan-bounds-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try TemporaryFolder.current.path("bounds-\(UUID().uuidString).sqlite")
         let cap = RejectionCap()
         let huge = String(repeating: "v", count: 65_000)
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal, rejectionCap: cap)

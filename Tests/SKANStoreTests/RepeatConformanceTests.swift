@@ -6,7 +6,7 @@ import Testing
 
 /// A repeat of a stored postback is answered as a duplicate and the stored, counted row never changes, on every
 /// engine; a repeat whose unsigned values differ is counted as a conflict (and kept: the reader tests read the rows).
-@Suite("Repeat conformance")
+@Suite("Repeat conformance", .temporaryFolder)
 struct RepeatConformanceTests {
     typealias Engine = StoreConformanceTests.Engine
 
@@ -29,8 +29,7 @@ struct RepeatConformanceTests {
 
     @Test("a repeat with another conversion value is a duplicate and a conflict; the stored row stays", arguments: Engine.allCases)
     func conflictingRepeat(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let (first, changed, id) = Self.pair { $0.conversionValue = 42 }
             #expect(try await store.write([Self.entry(first)]) == [.stored])
@@ -49,8 +48,7 @@ struct RepeatConformanceTests {
 
     @Test("a conflicting repeat in the batch that stores the first is found too", arguments: Engine.allCases)
     func conflictInOneBatch(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let (first, changed, _) = Self.pair {
                 $0.conversionValue = nil
@@ -65,8 +63,7 @@ struct RepeatConformanceTests {
 
     @Test("an identical repeat, on the same path or as the developer copy, is no conflict", arguments: Engine.allCases)
     func identicalRepeat(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let pair = TestPostbacks.verified()
             _ = try await store.write([Self.entry(pair)])

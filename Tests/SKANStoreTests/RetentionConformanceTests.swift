@@ -9,7 +9,7 @@ import Testing
 /// Retention (issue 38) on every engine: exactly the expired rows go, oldest first and in small steps; raw bodies
 /// are emptied apart from their rows; report totals of the kept days do not move, and the rollups keep the expired
 /// days.
-@Suite("Retention conformance")
+@Suite("Retention conformance", .temporaryFolder)
 struct RetentionConformanceTests {
     /// The first day's midnight; day `d`'s postbacks arrive from `base + d days`.
     static let base = Date(timeIntervalSince1970: 1_780_012_800)
@@ -44,8 +44,7 @@ struct RetentionConformanceTests {
     @Test("deletes exactly the postbacks received before the cutoff, in steps, and frees their dedup keys",
           arguments: Engine.allCases)
     func deletesExpired(_ engine: Engine) async throws {
-        let (store, _, cleanup) = try await engine.makeExpiring()
-        defer { cleanup() }
+        let (store, _) = try await engine.makeExpiring()
         try await StoreHost.running([store]) {
             let ids = try await Self.fill(store)
             var deleted = 0, steps = 0
@@ -78,8 +77,7 @@ struct RetentionConformanceTests {
     @Test("empties the raw bodies received before the cutoff and keeps their rows; a second pass empties nothing",
           arguments: Engine.allCases)
     func emptiesBodies(_ engine: Engine) async throws {
-        let (store, _, cleanup) = try await engine.makeExpiring()
-        defer { cleanup() }
+        let (store, _) = try await engine.makeExpiring()
         try await StoreHost.running([store]) {
             let ids = try await Self.fill(store)
             var through: Int64 = 0, emptied = 0
@@ -105,8 +103,7 @@ struct RetentionConformanceTests {
 
     @Test("report totals of the kept days do not move; rollups keep the expired days", arguments: Engine.allCases)
     func reports(_ engine: Engine) async throws {
-        let (store, openReader, cleanup) = try await engine.makeExpiring()
-        defer { cleanup() }
+        let (store, openReader) = try await engine.makeExpiring()
         try await StoreHost.running([store]) {
             guard let openReader else { return }
             _ = try await Self.fill(store)
@@ -143,8 +140,7 @@ struct RetentionConformanceTests {
     @Test("while ingest goes on, exactly the expired rows and bodies go and every new postback stays",
           arguments: Engine.allCases)
     func whileIngesting(_ engine: Engine) async throws {
-        let (store, _, cleanup) = try await engine.makeExpiring()
-        defer { cleanup() }
+        let (store, _) = try await engine.makeExpiring()
         try await StoreHost.running([store]) {
             let ids = try await Self.fill(store)
             let fresh = try await withThrowingTaskGroup(of: [String].self) { tasks in
@@ -195,30 +191,27 @@ struct RetentionConformanceTests {
 
 extension StoreConformanceTests.Engine {
     /// A new, migrated store that can expire rows, a way to open its read side (`nil` for SQLite in memory, which has
-    /// none apart), and what removes it.
+    /// none apart).
     func makeExpiring() async throws -> (store: any PostbackStore & ExpiringStore,
-                                         reader: (@Sendable () async throws -> any PostbackReader)?,
-                                         cleanup: @Sendable () -> Void) {
+                                         reader: (@Sendable () async throws -> any PostbackReader)?) {
         switch self {
         case .sqliteFile:
-            let path = SQLitePostbackStoreTests.temporaryPath()
+            let path = try SQLitePostbackStoreTests.temporaryPath()
             let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
             try await store.migrate()
-            return (store, { try SQLitePostbackReader(path: path) }, {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-            })
+            return (store, { try SQLitePostbackReader(path: path) })
         case .postgres:
             let server = try #require(PostgresTestServer.shared)
             let configuration = try PostgresStoreConfiguration(url: try server.makeDatabase())
             // Migrated by open; hosted by the test.
             let store = try await PostgresPostbackStore.open(configuration)
-            return (store, { try await PostgresPostbackReader.open(configuration) }, {})
+            return (store, { try await PostgresPostbackReader.open(configuration) })
         case .sqliteMemory, .memory:
-            let (made, cleanup) = try await make()
+            let made = try await make()
             try await made.migrate()
             let store = try #require(made as? any PostbackStore & ExpiringStore)
-            guard let memory = made as? MemoryPostbackStore else { return (store, nil, cleanup) }
-            return (store, { @Sendable in MemoryPostbackReader(memory) }, cleanup)
+            guard let memory = made as? MemoryPostbackStore else { return (store, nil) }
+            return (store, { @Sendable in MemoryPostbackReader(memory) })
         }
     }
 

@@ -6,15 +6,13 @@ import Testing
 
 /// Checkpoints leave the writer's commits: a checkpointer copies the WAL on its own connection when a commit passes
 /// the request size, and the writer checkpoints itself only past a larger bound. Both must keep the WAL from growing.
-@Suite("WAL checkpoints off the writer")
+@Suite("WAL checkpoints off the writer", .temporaryFolder)
 struct SQLiteCheckpointerTests {
     /// Writes `count` postbacks one transaction at a time (each commit adds a few frames: the table's page, the
     /// dedup index's, the counters'), waiting for the checkpointer between them; the largest frame count seen after
     /// the first ten (the migrations' own frames are in the WAL until the first checkpoint).
     private func largestWAL(request: Int, writer: Int, count: Int = 40) async throws -> (frames: Int, background: Int, rows: Int) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-ckpt-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.makeFolder("run-\(UUID().uuidString)")
         let path = folder.appendingPathComponent("skan.sqlite").path
         let store = try SQLitePostbackStore(path: path, durability: .full, rejectionCap: RejectionCap(),
                                             folding: .default,
@@ -58,9 +56,7 @@ struct SQLiteCheckpointerTests {
 
     @Test("a writer past its bound while the checkpointer copies never fails the postbacks it committed")
     func writerBesideCheckpointer() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-ckpt-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let path = folder.appendingPathComponent("skan.sqlite").path
         // Both bounds tiny and no wait between writes: the writer's checkpoint meets the checkpointer's again and
         // again (before the fix, SQLITE_BUSY failed a committed batch).

@@ -5,7 +5,7 @@ import SKANStore
 import SKANStoreSQLite
 import Testing
 
-@Suite("SQLite postback store")
+@Suite("SQLite postback store", .temporaryFolder)
 struct SQLitePostbackStoreTests {
     static let receivedAt = Date(timeIntervalSince1970: 1_780_000_000.123)
 
@@ -19,14 +19,14 @@ struct SQLitePostbackStoreTests {
                                    endpoint: "/postbacks"))
     }
 
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("skan-store-\(UUID().uuidString).sqlite").path
+    /// A new database path in the running test's temporary folder (the suite needs the `.temporaryFolder` trait).
+    static func temporaryPath() throws -> String {
+        try TemporaryFolder.current.path("store-\(UUID().uuidString).sqlite")
     }
 
     @Test("opens a file in WAL mode with the durability asked for, and keeps rows across reopening")
     func file() async throws {
-        let path = Self.temporaryPath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try Self.temporaryPath()
         let pair = TestPostbacks.verified()
         do {
             let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
@@ -43,8 +43,7 @@ struct SQLitePostbackStoreTests {
 
     @Test("the relay's claims and settlements commit unsynced but leave the writer syncing postback commits")
     func outboxLeavesSyncOn() async throws {
-        let path = Self.temporaryPath()
-        defer { for suffix in ["", "-wal", "-shm", "-rollups", "-rollups-wal", "-rollups-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try Self.temporaryPath()
         let store = try await SQLitePostbackStore.open(path: path, durability: .full)
         let now = Date()
         try await store.enqueue([OutboxItem(destination: "a", idempotencyKey: "k", body: [1])], now: now)
@@ -59,8 +58,7 @@ struct SQLitePostbackStoreTests {
 
     @Test("closes with nothing left beside the file, even after serving reads, and keeps the rows")
     func closesWithoutWAL() async throws {
-        let path = Self.temporaryPath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try Self.temporaryPath()
         let pair = TestPostbacks.verified()
         let store = try await SQLitePostbackStore.open(path: path)
         _ = try await store.write([Self.accepted(pair), Self.rejected("truncated")])

@@ -3,16 +3,16 @@ import GRDB
 import SKANCore
 import SKANStore
 import SKANStoreSQLite
+import SKANTestSupport
 import Testing
 
 /// The numbered migrations are history; ``PostbackTable`` is the description that the insert, the decoding and
 /// the export are made from. This holds the two together.
-@Suite("SQLite schema")
+@Suite("SQLite schema", .temporaryFolder)
 struct SQLiteSchemaTests {
     @Test("the migrated postbacks table has exactly the described columns, in order, with their types")
     func matchesDescription() async throws {
-        let path = SQLitePostbackStoreTests.temporaryPath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try SQLitePostbackStoreTests.temporaryPath()
         try await SQLitePostbackStore.open(path: path, durability: .normal).close()
         let queue = try DatabaseQueue(path: path)
         defer { try? queue.close() }

@@ -8,7 +8,7 @@ import Testing
 
 /// `stats()` reads counters the writer keeps, not `count(*)`: they must match the rows, across restarts and
 /// the rejection cap, and an existing database must get them counted once when it upgrades.
-@Suite("Store statistics")
+@Suite("Store statistics", .temporaryFolder)
 struct StatCounterTests {
     typealias T = SQLitePostbackStoreTests
 
@@ -30,8 +30,7 @@ struct StatCounterTests {
 
     @Test("counts stored postbacks, not duplicates, and keeps the counts across reopening")
     func survivesRestart() async throws {
-        let path = T.temporaryPath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try T.temporaryPath()
         let pair = TestPostbacks.verified()
         let store = try await SQLitePostbackStore.open(path: path)
         _ = try await store.write([T.accepted(pair), T.accepted(TestPostbacks.verified()), T.accepted(pair),
@@ -52,8 +51,7 @@ struct StatCounterTests {
 
     @Test("counts the rows of a database made before the counters existed, once, when it upgrades")
     func upgrade() async throws {
-        let path = T.temporaryPath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let path = try T.temporaryPath()
         let store = try await SQLitePostbackStore.open(path: path)
         _ = try await store.write([T.accepted(TestPostbacks.verified()), T.accepted(TestPostbacks.verified()),
                                    Self.rejected("malformed")])

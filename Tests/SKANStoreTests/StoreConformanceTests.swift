@@ -8,7 +8,7 @@ import Testing
 
 /// Every engine behind ``PostbackStore`` must give the same outcomes, counts and rows for the same writes. Each
 /// test here runs against every engine in ``Engine``; a new engine joins by adding a case.
-@Suite("Store conformance")
+@Suite("Store conformance", .temporaryFolder)
 struct StoreConformanceTests {
     typealias T = SQLitePostbackStoreTests
 
@@ -26,23 +26,21 @@ struct StoreConformanceTests {
 
         var testDescription: String { rawValue }
 
-        /// A new, empty store, and what removes it.
-        func make(cap: RejectionCap = RejectionCap()) async throws -> (store: any PostbackStore, cleanup: @Sendable () -> Void) {
+        /// A new, empty store (a SQLite file goes with the test's temporary folder).
+        func make(cap: RejectionCap = RejectionCap()) async throws -> any PostbackStore {
             switch self {
             case .sqliteFile:
-                let path = T.temporaryPath()
-                return (try await SQLitePostbackStore.open(path: path, durability: .normal, rejectionCap: cap), {
-                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-                })
+                let path = try T.temporaryPath()
+                return try await SQLitePostbackStore.open(path: path, durability: .normal, rejectionCap: cap)
             case .sqliteMemory:
-                return (try SQLitePostbackStore(inMemoryWith: cap), {})
+                return try SQLitePostbackStore(inMemoryWith: cap)
             case .memory:
-                return (MemoryPostbackStore(rejectionCap: cap), {})
+                return MemoryPostbackStore(rejectionCap: cap)
             case .postgres:
                 let server = try #require(PostgresTestServer.shared)
                 let configuration = try PostgresStoreConfiguration(url: try server.makeDatabase())
                 // The cap's job is run by `settle`, so that the test decides when.
-                return (try await PostgresPostbackStore.open(configuration, rejectionCap: cap, capInterval: .seconds(3600)), {})
+                return try await PostgresPostbackStore.open(configuration, rejectionCap: cap, capInterval: .seconds(3600))
             }
         }
 
@@ -64,8 +62,7 @@ struct StoreConformanceTests {
 
     @Test("stores a postback once and calls its repeats duplicates", arguments: Engine.allCases)
     func duplicates(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let pair = TestPostbacks.verified()
             #expect(try await store.write([T.accepted(pair)]) == [.stored])
@@ -79,8 +76,7 @@ struct StoreConformanceTests {
 
     @Test("keys duplicates on framework, network, dedup id and window", arguments: Engine.allCases)
     func dedupKey(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let id = UUID().uuidString.lowercased()
             let first = TestPostbacks.verified(transactionID: id)
@@ -103,8 +99,7 @@ struct StoreConformanceTests {
 
     @Test("gives back every field of a stored postback", arguments: Engine.allCases)
     func roundTrip(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let pair = TestPostbacks.verified()
             _ = try await store.write([T.accepted(pair)])
@@ -126,8 +121,7 @@ struct StoreConformanceTests {
 
     @Test("counts stored postbacks by version and refusals by status", arguments: Engine.allCases)
     func stats(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let pair = TestPostbacks.verified()
             _ = try await store.write([T.accepted(pair), T.accepted(TestPostbacks.verified()), T.accepted(pair),
@@ -146,8 +140,7 @@ struct StoreConformanceTests {
     @Test("batches of accepted postbacks only count what they stored",
           arguments: Engine.allCases)
     func statsOfAcceptedBatches(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let pair = TestPostbacks.verified()
             let other = TestPostbacks.verified()
@@ -168,8 +161,7 @@ struct StoreConformanceTests {
     @Test("a batch of several versions and frameworks counts each stored postback under its own version",
           arguments: Engine.allCases)
     func statsByVersionInOneBatch(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             let aakBody = TestPostbacks.aakBody()
             guard case .valid(let aak) = TestPostbacks.verifier.verify(aakBody) else {
@@ -202,8 +194,7 @@ struct StoreConformanceTests {
 
     @Test("keeps the newest refusals within the cap and counts what it dropped", arguments: Engine.allCases)
     func rejectionCap(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make(cap: RejectionCap(maximumRows: 2))
-        defer { cleanup() }
+        let store = try await engine.make(cap: RejectionCap(maximumRows: 2))
         try await StoreHost.running([store]) {
             _ = try await store.write([StatCounterTests.rejected("malformed"), StatCounterTests.rejected("invalid-signature"),
                                        StatCounterTests.rejected("malformed")])
@@ -229,8 +220,7 @@ struct StoreConformanceTests {
 
     @Test("is healthy while open, and takes nothing once closed", arguments: Engine.allCases)
     func closed(_ engine: Engine) async throws {
-        let (store, cleanup) = try await engine.make()
-        defer { cleanup() }
+        let store = try await engine.make()
         try await StoreHost.running([store]) {
             #expect(await store.health() == nil)
             try await store.close()

@@ -7,12 +7,10 @@ import Testing
 
 /// Damage other than removal (issue 32): a truncated database and a removed WAL. No commit into files that will
 /// not last is acknowledged, and what was acknowledged before a WAL removal survives a crash.
-@Suite("Store damage")
+@Suite("Store damage", .temporaryFolder)
 struct StoreDamageTests {
     static func folder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-damage-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
+        try TemporaryFolder.current.url
     }
 
     /// Writes `count` postbacks in batches of 50 and returns their transaction ids.
@@ -29,7 +27,6 @@ struct StoreDamageTests {
     @Test("a database truncated to 0 bytes: the next commit fails, health fails at once, and both stay failed")
     func truncated() async throws {
         let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("skan.sqlite").path
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         // Enough to pass SQLite's automatic checkpoint (1,000 pages), so the main file holds pages.
@@ -52,7 +49,6 @@ struct StoreDamageTests {
     @Test("the WAL removed: the next commit fails, and every earlier commit is in the main file after a crash")
     func walRemoved() async throws {
         let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("skan.sqlite").path
         let store = try await SQLitePostbackStore.open(path: path, durability: .full)
         let ids = try await Self.write(500, to: store)
@@ -80,7 +76,6 @@ struct StoreDamageTests {
     @Test("after a rename-over, /stats fails naming the file instead of counting the old one")
     func renameOver() async throws {
         let folder = try Self.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("skan.sqlite").path
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         _ = try await Self.write(50, to: store)

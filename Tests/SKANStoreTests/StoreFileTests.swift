@@ -6,7 +6,7 @@ import SKANTestSupport
 import Testing
 
 /// SQLite keeps writing to an open file after it is unlinked; the store must notice instead of acknowledging.
-@Suite("The store's file under its feet")
+@Suite("The store's file under its feet", .temporaryFolder)
 struct StoreFileTests {
     enum Change: String, CaseIterable {
         case folderRemoved, fileRemoved, fileReplaced
@@ -15,9 +15,7 @@ struct StoreFileTests {
     @Test("once the path no longer leads to the opened file, writes fail, health says so and close throws",
           arguments: Change.allCases)
     func changed(change: Change) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-file-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryFolder.current.url
         let path = folder.appendingPathComponent("skan.sqlite").path
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         _ = try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())])

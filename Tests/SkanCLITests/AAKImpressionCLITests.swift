@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -42,9 +43,7 @@ extension CommandLineSuites {
 
         @Test("a CSV of AdAttributionKit impressions signs row by row, as SKAdNetwork's does")
         func adAttributionKitRows() async throws {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("aak-rows-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
+            let directory = try TemporaryFolder.current.url
             let csv = directory.appendingPathComponent("impressions.csv").path
             try "ad-network-id,source-identifier,itunes-item-id,eligible-for-re-engagement\nexample.adattributionkit,5239,525463029,true\nexample.adattributionkit,52390,525463029,\n"
                 .write(toFile: csv, atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 // Runs the skan binary: one test at a time with the other process suites (SkanProcess.swift says why).
@@ -9,8 +10,7 @@ extension CommandLineSuites {
     struct CampaignManagerCLITests {
         @Test("skan demo stores each postback on the day its device sent it and prints the dashboard command with its schema")
         func demoDays() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-demo-days")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let db = folder.appendingPathComponent("demo.sqlite").path
             let demo = try await SkanProcess.offThread {
                 try SkanProcess.runBlocking(["demo", "--devices", "300", "--db", db], environment: ["TMPDIR": folder.path]) { _ in }

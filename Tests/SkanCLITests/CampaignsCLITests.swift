@@ -12,8 +12,7 @@ extension CommandLineSuites {
         func importOnPostgres() async throws {
             let server = try #require(PostgresTestServer.shared)
             let url = try server.makeDatabase()
-            let folder = try SkanProcess.makeTemporaryFolder("skan-campaigns")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let names = SkanProcess.packageRoot.appendingPathComponent("Samples/campaigns/skan-4.0-subscription-names.csv").path
 
             let imported = try await SkanProcess.run(["campaigns", "import", "--db", url, names])

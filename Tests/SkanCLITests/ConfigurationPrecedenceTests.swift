@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SKANTestSupport
 import Testing
 @testable import skan
 
@@ -224,18 +225,18 @@ struct ConfigurationPrecedenceTests {
 
     /// A 0600 JSON file of `object`, a number where the text is one.
     func withFile(_ object: [String: [String: Any]], _ body: (String) async throws -> Void) async throws {
-        let folder = try SkanProcess.makeTemporaryFolder("skan-config")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let json = object.mapValues { options in
-            options.mapValues { value -> Any in
-                guard let text = value as? String else { return value }
-                if text == "true" || text == "false" { return text == "true" }
-                return Int(text) ?? Double(text).map { $0 as Any } ?? text
+        try await withTemporaryFolder("config") { folder in
+            let json = object.mapValues { options in
+                options.mapValues { value -> Any in
+                    guard let text = value as? String else { return value }
+                    if text == "true" || text == "false" { return text == "true" }
+                    return Int(text) ?? Double(text).map { $0 as Any } ?? text
+                }
             }
+            let path = folder.appendingPathComponent("skan.json").path
+            let data = try JSONSerialization.data(withJSONObject: json)
+            #expect(FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]))
+            try await body(path)
         }
-        let path = folder.appendingPathComponent("skan.json").path
-        let data = try JSONSerialization.data(withJSONObject: json)
-        #expect(FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]))
-        try await body(path)
     }
 }

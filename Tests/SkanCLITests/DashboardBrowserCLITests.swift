@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -14,8 +15,7 @@ extension CommandLineSuites {
         @Test("pages, totals, filters, CSV links and screenshots")
         func dashboard() async throws {
             let browser = try HeadlessBrowser.shared.get()
-            let folder = try SkanProcess.makeTemporaryFolder("skan-dashboard")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             // The demo's own database, with the schema its closing hint names, plus two refusals for the refused page.
             let db = folder.appendingPathComponent("demo.sqlite").path
             let demo = try await SkanProcess.offThread {
@@ -171,8 +171,7 @@ extension CommandLineSuites {
 
         @Test("an empty store: a sentence on every page instead of lone cards and blank charts")
         func emptyStore() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-dashboard-empty")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let db = folder.appendingPathComponent("empty.sqlite").path
             _ = try await SkanProcess.run(["ingest", "--db", db, "-"], stdin: "")
             let server = try DashboardProcess(["dashboard", "--db", db, "--port", "0"])
@@ -224,8 +223,7 @@ extension CommandLineSuites {
     struct ServeDashboardCLITests {
         @Test("skan serve --dashboard-port serves the pages on their own listener, not on the postback port")
         func mounted() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-serve-dashboard")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let db = folder.appendingPathComponent("new.sqlite").path
             let server = try DashboardProcess(["serve", "--db", db, "--port", "0", "--dashboard-port", "0", "--log-level", "warning"],
                                               marker: "skan serve: dashboard on")

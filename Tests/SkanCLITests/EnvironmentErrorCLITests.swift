@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 // Runs the skan binary: one test at a time with the other process suites (SkanProcess.swift says why).
@@ -19,8 +20,7 @@ extension CommandLineSuites {
 
         @Test("ingest names the file and line of each refused record, the first ten, then how many more")
         func ingestNamesLines() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-ingest-lines")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let file = folder.appendingPathComponent("bad.jsonl")
             try (0..<12).map { $0 == 3 ? "{\"version\":\"4.0\"}" : "not json \($0)" }.joined(separator: "\n")
                 .write(to: file, atomically: true, encoding: .utf8)
@@ -36,8 +36,7 @@ extension CommandLineSuites {
 
         @Test("a database in a folder that does not exist names the folder")
         func missingFolder() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-no-folder")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let missing = folder.appendingPathComponent("not-here")
             let input = folder.appendingPathComponent("in.jsonl")
             try "{}".write(to: input, atomically: true, encoding: .utf8)
@@ -56,8 +55,7 @@ extension CommandLineSuites {
 
         @Test("bench run outside the package root says where to run it")
         func benchOutsideRoot() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-bench-root")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let result = try await SkanProcess.run(["bench", "postbacks", "--count", "3", "--out", "p.jsonl"], in: folder)
             #expect(result.status != 0)
             #expect(result.stderr.contains("run skan from the SKANKit package's root folder, where Keys/test/ is"), "\(result.stderr)")
@@ -65,8 +63,7 @@ extension CommandLineSuites {
 
         @Test("a report leaves no -wal or -shm file beside the database it read")
         func reportLeavesNoSideFiles() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-report-side")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let db = folder.appendingPathComponent("r.sqlite").path
             let input = folder.appendingPathComponent("in.jsonl")
             try "{}".write(to: input, atomically: true, encoding: .utf8)

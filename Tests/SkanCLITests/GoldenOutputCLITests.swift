@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 /// What `skan` prints for the samples, pinned byte for byte: `verify` in its three formats, `report` (with its SQL),
@@ -43,8 +44,7 @@ extension CommandLineSuites {
 
         @Test("verify prints the golden text, JSON and CSV for the samples and a simulated campaign")
         func verify() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("golden-verify")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let simulated = folder.appendingPathComponent("race.jsonl").path
             let simulate = try await SkanProcess.run(["simulate", "--campaign", "Samples/campaigns/race-storekit-vs-view-through.json",
                                                       "--devices", "60", "--seed", "5", "--out", simulated])
@@ -59,8 +59,7 @@ extension CommandLineSuites {
 
         @Test("ingest, report, report --print-sql and export print the golden output")
         func reportAndExport() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("golden-report")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let simulated = folder.appendingPathComponent("sub.jsonl").path
             let database = folder.appendingPathComponent("skan.sqlite").path
             let simulate = try await SkanProcess.run(["simulate", "--campaign", "Samples/campaigns/skan-4.0-subscription.json",

@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 
 /// Debian's chromium, headless, for the dashboard's browser tests: found (and installed when missing) by
 /// `Scripts/browser-test-setup.sh` once per test process. Without it the browser suite is skipped and
@@ -62,23 +63,23 @@ struct HeadlessBrowser: Sendable {
     /// Runs chromium with its output in files (a full pipe would stall it) and a profile of its own per run, so that
     /// two runs never share a lock or a cache.
     private func run(_ arguments: [String]) throws -> (Int32, String, String) {
-        let folder = try SkanProcess.makeTemporaryFolder("skan-chromium")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outPath = folder.appendingPathComponent("out").path, errPath = folder.appendingPathComponent("err").path
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments + ["--user-data-dir=\(folder.appendingPathComponent("profile").path)"]
-        process.standardOutput = FileHandle(forWritingAtPath: outPath)
-        process.standardError = FileHandle(forWritingAtPath: errPath)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        process.waitUntilExit()
-        watchdog.cancel()
-        let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
-        return (process.terminationStatus, read(outPath), read(errPath))
+        try withTemporaryFolder("chromium") { folder in
+            let outPath = folder.appendingPathComponent("out").path, errPath = folder.appendingPathComponent("err").path
+            _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments + ["--user-data-dir=\(folder.appendingPathComponent("profile").path)"]
+            process.standardOutput = FileHandle(forWritingAtPath: outPath)
+            process.standardError = FileHandle(forWritingAtPath: errPath)
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+            process.waitUntilExit()
+            watchdog.cancel()
+            let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+            return (process.terminationStatus, read(outPath), read(errPath))
+        }
     }
 }

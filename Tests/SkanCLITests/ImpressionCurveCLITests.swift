@@ -1,5 +1,6 @@
 import Foundation
 import SKANCore
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -18,8 +19,7 @@ extension CommandLineSuites {
 
         @Test("a P-192 key signs (SEC1 and PKCS#8) and its public key verifies (PEM and Base64); a P-256 key refuses it")
         func p192SignAndVerify() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-p192")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let sec1 = SkanProcess.packageRoot.appendingPathComponent(Self.p192Private)
             let key = try ECPrivateKey(pem: try String(contentsOf: sec1, encoding: .utf8))
             // The same key as PKCS#8, the other form a network may hold it in.
@@ -44,8 +44,7 @@ extension CommandLineSuites {
 
         @Test("a P-384 key is a usage error naming its curve and the two accepted, for sign and verify-impression")
         func p384IsUsageError() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-p384")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let privateKey = folder.appendingPathComponent("p384.pem").path
             let publicKey = folder.appendingPathComponent("p384-public.pem").path
             #expect(try Self.openssl(["ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", privateKey]) == 0)

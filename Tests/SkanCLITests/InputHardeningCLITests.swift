@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -17,8 +18,7 @@ extension CommandLineSuites {
 
         @Test("ingest refuses a folder before it creates a database")
         func ingestFolder() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-ingest-dir")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let db = folder.appendingPathComponent("skan.sqlite").path
             let result = try await SkanProcess.run(["ingest", "--db", db, folder.path])
             #expect(result.status == 2)
@@ -28,8 +28,7 @@ extension CommandLineSuites {
 
         @Test("verify's memory follows the bytes of a batch, not only its record count: 240 records of 1 MB")
         func largeRecordsStayBounded() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-large-records")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let path = folder.appendingPathComponent("large.jsonl").path
             // Each record is just under the 1 MiB record limit, so each is kept whole and judged (malformed).
             let record = Data(#"{"version":"4.0","transaction-id":""#.utf8) + Data(repeating: UInt8(ascii: "a"), count: 1_000_000)

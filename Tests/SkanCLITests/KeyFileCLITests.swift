@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -9,7 +10,7 @@ extension CommandLineSuites {
             (["verify", "--trust-key", "nosuch.pem", "Samples/postbacks/apple-examples.jsonl"],
              "skan: --trust-key nosuch.pem: no such file"),
             (["serve", "--apple-key-p256", "Keys", "--port", "0"], "skan: --apple-key-p256 Keys: is a directory, not a key file"),
-            (["ingest", "--db", "/tmp/skan-never-created.sqlite", "--trust-key", "Samples/campaigns/skan-4.0-subscription.json",
+            (["ingest", "--db", "TEST-FOLDER/never-created.sqlite", "--trust-key", "Samples/campaigns/skan-4.0-subscription.json",
               "Samples/postbacks/apple-examples.jsonl"],
              "skan: --trust-key Samples/campaigns/skan-4.0-subscription.json: neither PEM nor Base64"),
             (["verify-impression", "--public-key", "Keys/test/missing-public-key.pem", "-"],
@@ -18,17 +19,17 @@ extension CommandLineSuites {
               "--itunes-item-id", "1"], "skan: --key nowhere/key.pem: no such file"),
         ])
         func named(arguments: [String], message: String) async throws {
-            let result = try await SkanProcess.run(arguments)
+            let folder = try TemporaryFolder.current
+            let result = try await SkanProcess.run(arguments.map { $0.replacingOccurrences(of: "TEST-FOLDER", with: folder.path) })
             #expect(result.status == 2)
             #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1)
-            #expect(!FileManager.default.fileExists(atPath: "/tmp/skan-never-created.sqlite"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
         }
 
         @Test("a key file that cannot be read says so", .enabled(if: getuid() != 0, "root reads any file"))
         func unreadable() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-key-mode")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let key = folder.appendingPathComponent("key.pem").path
             try FileManager.default.copyItem(atPath: SkanProcess.packageRoot.appendingPathComponent("Keys/test/ad-network-public-key.pem").path,
                                              toPath: key)

@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -14,8 +15,7 @@ extension CommandLineSuites {
 
         @Test("a symbolic link stays a link and its target gets the lines", arguments: commands)
         func symbolicLink(command: [String]) async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-out")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let target = folder.appendingPathComponent("target.jsonl").path
             let link = folder.appendingPathComponent("link.jsonl").path
             try Data("old\n".utf8).write(to: URL(fileURLWithPath: target))

@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -8,8 +9,7 @@ extension CommandLineSuites {
         @Test("--out naming the database, a hard link or a symlink to it: exit 2, and the database reports as before",
               arguments: ["report", "export"], ["same", "hardlink", "symlink", "wal"])
         func refused(command: String, alias: String) async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-out-db")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let db = folder.appendingPathComponent("skan.sqlite").path
             let ingest = try await SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
             #expect(ingest.status == 0, "\(ingest.stderr)")
@@ -42,8 +42,7 @@ extension CommandLineSuites {
 
         @Test("--out elsewhere gets the same bytes as standard output")
         func writtenElsewhere() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-out-file")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let db = folder.appendingPathComponent("skan.sqlite").path
             _ = try await SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
             let out = folder.appendingPathComponent("report.csv").path

@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -13,17 +14,16 @@ extension CommandLineSuites {
                           ("signer", "--host", "--token-file"),
                           ("dashboard", "--host", "--token-file")])
         func refused(command: String, host: String, tokenFile: String) async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-private-listener")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.makeFolder("db")
             let db = folder.appendingPathComponent("x.sqlite").path
             var arguments = [command, "--port", "0", "--log-level", "warning"]
             switch command {
             case "serve":
                 arguments += ["--db", db] + StartupErrorCLITests.appleKey
                 if host == "--dashboard-host" { arguments += ["--dashboard-port", "0"] }
-                if host == "--signer-host" { arguments += ["--signer-port", "0", "--signer-key", StartupErrorCLITests.signerKey()] }
+                if host == "--signer-host" { arguments += ["--signer-port", "0", "--signer-key", try StartupErrorCLITests.signerKey()] }
             case "signer":
-                arguments += ["--key", StartupErrorCLITests.signerKey(), "--db", db]
+                arguments += ["--key", try StartupErrorCLITests.signerKey(), "--db", db]
             default:
                 arguments += ["--db", db]
             }

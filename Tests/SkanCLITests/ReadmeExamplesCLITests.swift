@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -50,8 +51,7 @@ extension CommandLineSuites {
             let commands = blocks.flatMap(\.commands)
             guard !commands.isEmpty else { return }  // a page without examples; the floors are checked above
 
-            let folder = try SkanProcess.makeTemporaryFolder("skan-docs")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             for name in ["Keys", "Samples"] {
                 try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(name),
                                                            withDestinationURL: SkanProcess.packageRoot.appendingPathComponent(name))

@@ -15,8 +15,7 @@ extension CommandLineSuites {
 
         @Test("replay queues the stored postbacks a destination takes; status shows them; bad days and names are refused")
         func replayAndStatus() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("relay-cli")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let relay = folder.appendingPathComponent("relay.json").path
             try #"{"destinations": [{"name": "partner", "url": "http://127.0.0.1:9/in", "copies": ["winning"]}]}"#
                 .write(toFile: relay, atomically: true, encoding: .utf8)
@@ -52,8 +51,7 @@ extension CommandLineSuites {
 
         @Test("skan serve refuses a bad relay file at start, naming the destination and the field, and makes no database")
         func badConfiguration() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("relay-bad")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let relay = folder.appendingPathComponent("relay.json").path
             try #"{"destinations": [{"name": "partner", "url": "http://127.0.0.1:9/in", "copies": ["loser"]}]}"#
                 .write(toFile: relay, atomically: true, encoding: .utf8)

@@ -8,8 +8,7 @@ extension CommandLineSuites {
     struct RelayDashboardCLITests {
         @Test("a postback sent to a partner shows on /relay as sent, with nothing left queued")
         func sentShows() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("relay-dashboard")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let receiver = Receiver()
             let port = try await receiver.start()
             let relay = folder.appendingPathComponent("relay.json").path

@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -6,8 +7,7 @@ extension CommandLineSuites {
     struct SignerCLITests {
         @Test("a private key file that group or others may read is refused, naming the file and its mode")
         func loosePermissions() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("signer-key")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let key = folder.appendingPathComponent("network.pem")
             try FileManager.default.copyItem(at: SkanProcess.packageRoot.appendingPathComponent("Keys/test/ad-network-private-key.pem"), to: key)
             try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: key.path)

@@ -1,5 +1,6 @@
 import Foundation
 import SKANCore
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -32,8 +33,7 @@ extension CommandLineSuites {
 
         @Test("each JSON line has its members in a fixed order and escapes what varies: the file name, reasons, ids")
         func verifyJSONLines() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-json")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let file = folder.appendingPathComponent(#"odd "name"\here.jsonl"#)
             let good = try String(contentsOf: SkanProcess.packageRoot.appendingPathComponent("Samples/postbacks/skan-4.0-web-coarse-apple-doc.json"), encoding: .utf8)
             let records = [good.replacingOccurrences(of: "\n", with: ""), #"{"version":"9.9","transaction-id":"t\"x\u0001"}"#]
@@ -71,8 +71,7 @@ extension CommandLineSuites {
 
         @Test("a later file that vanishes after the up-front check: the postbacks already read are still written, then the error")
         func verifyLaterFileVanishes() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-vanish")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             // A FIFO as the first input lets the test decide when skan reaches the second file.
             let fifo = folder.appendingPathComponent("first.jsonl").path
             #expect(mkfifo(fifo, 0o600) == 0)
@@ -133,8 +132,7 @@ extension CommandLineSuites {
 
         @Test("keygen, sign and verify-impression work together; a wrong key is refused")
         func keygenSignVerify() async throws {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-cli-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.appendingPathComponent("keys")
             let keygen = try await SkanProcess.run(["keygen", "--out", folder.path])
             #expect(keygen.status == 0, "\(keygen.stderr)")
             let base64 = try #require(keygen.lines.last)
@@ -157,7 +155,7 @@ extension CommandLineSuites {
 
         @Test("sign --input signs each CSV row, reports bad rows on stderr and exits 1")
         func signCSV() async throws {
-            let csv = folderFile("impressions.csv", """
+            let csv = try folderFile("impressions.csv", """
                 version,ad-network-id,campaign-id,itunes-item-id,source-app-id,nonce,timestamp
                 3.0,example.skadnetwork,42,525463029,0,68753a44-4d6f-1226-9c60-0050e4c00067,1700000000000
                 3.0,example.skadnetwork,101,525463029,0,,
@@ -172,16 +170,15 @@ extension CommandLineSuites {
             #expect(verify.status == 0, "\(verify.stdout)")
         }
 
-        func folderFile(_ name: String, _ text: String) -> URL {
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString)-\(name)")
-            try? Data(text.utf8).write(to: url)
+        func folderFile(_ name: String, _ text: String) throws -> URL {
+            let url = try TemporaryFolder.current.appendingPathComponent(name)
+            try Data(text.utf8).write(to: url)
             return url
         }
 
         @Test("ingest prints its progress bar's last line once and the counts, then finds duplicates on a second run")
         func ingestProgress() async throws {
-            let db = FileManager.default.temporaryDirectory.appendingPathComponent("skan-ingest-\(UUID().uuidString).sqlite").path
-            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: db + suffix) } }
+            let db = try TemporaryFolder.current.path("ingest-\(UUID().uuidString).sqlite")
             let first = try await SkanProcess.run(["ingest", "--db", db, "Samples/postbacks/apple-examples.jsonl"])
             #expect(first.status == 0, "\(first.stderr)")
             // Apple's 2.1 and 2.2 examples share a network and transaction id, so the dedup key makes the second a repeat.
@@ -223,8 +220,7 @@ extension CommandLineSuites {
     struct SimulateIngestReportTests {
         @Test("the command line gives the same golden CSV as the library path")
         func goldenThroughTheBinary() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-flow")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let postbacks = folder.appendingPathComponent("p.jsonl").path
             let database = folder.appendingPathComponent("skan.sqlite").path
             let simulate = try await SkanProcess.run(["simulate", "--campaign", "Samples/campaigns/skan-4.0-subscription.json",
@@ -245,8 +241,7 @@ extension CommandLineSuites {
         @Test("each AdAttributionKit sample simulates, verifies line by line, ingests and reports by framework",
               arguments: ["aak-mixed", "aak-re-engagement"])
         func adAttributionKitSample(name: String) async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-aak-flow")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let postbacks = folder.appendingPathComponent("p.jsonl").path
             let database = folder.appendingPathComponent("skan.sqlite").path
             let keys = ["--trust-key", "Keys/test/simulated-apple-p256-public-key.pem",

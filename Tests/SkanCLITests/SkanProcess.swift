@@ -1,12 +1,14 @@
 import Dispatch
 import Foundation
+import SKANTestSupport
 import Testing
 
 /// Every suite that runs the `skan` binary, one test at a time.
 ///
 /// These tests block their thread while a child process runs (up to seconds); run side by side they held both of
-/// a two-core machine's concurrency threads, and the HTTP tests running meanwhile starved and timed out.
-@Suite("skan as a process", .serialized)
+/// a two-core machine's concurrency threads, and the HTTP tests running meanwhile starved and timed out. Each test
+/// gets a temporary folder of its own (`TemporaryFolder.current`), removed with whatever `skan` left in it.
+@Suite("skan as a process", .serialized, .temporaryFolder)
 enum CommandLineSuites {}
 
 /// Runs the built `skan` binary, as a user would, and captures what it prints and its exit status.
@@ -45,18 +47,12 @@ struct SkanProcess {
         }
     }
 
-    /// A new, empty folder under the temporary directory; the caller removes it.
-    static func makeTemporaryFolder(_ prefix: String) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
-    }
-
     /// Runs `skan` on a Dispatch thread: a test that blocked one of Swift's few concurrency threads for seconds
     /// starved the HTTP tests running beside it.
     static func run(_ arguments: [String], stdin: String? = nil, in directory: URL? = nil) async throws -> Result {
-        try await offThread {
-            try runBlocking(arguments, in: directory) { input in
+        let environment = scratch()
+        return try await offThread {
+            try runBlocking(arguments, in: directory, environment: environment) { input in
                 if let stdin { input.write(Data(stdin.utf8)) }
             }
         }
@@ -64,7 +60,15 @@ struct SkanProcess {
 
     /// ``runBlocking(_:feed:)`` on a Dispatch thread.
     static func run(_ arguments: [String], feed: @escaping @Sendable (FileHandle) throws -> Void) async throws -> Result {
-        try await offThread { try runBlocking(arguments, feed: feed) }
+        let environment = scratch()
+        return try await offThread { try runBlocking(arguments, environment: environment, feed: feed) }
+    }
+
+    /// `TMPDIR` for the child: the test's own temporary folder, so that what `skan` leaves there on purpose (`demo`
+    /// keeps its folder for the user to look at) goes when the test ends.
+    static func scratch() -> [String: String] {
+        guard let folder = try? TemporaryFolder.current else { return [:] }
+        return ["TMPDIR": folder.path]
     }
 
     static func offThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {

@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -8,12 +9,11 @@ extension CommandLineSuites {
     @Suite("Startup errors")
     struct StartupErrorCLITests {
         /// Runs `arguments` (with `--db` in a fresh folder) while another socket holds a port, passed to `arguments`.
-        static func withBusyPort(_ arguments: (Int, String) -> [String]) async throws -> (SkanProcess.Result, Int, [String]) {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-busy-port")
-            defer { try? FileManager.default.removeItem(at: folder) }
+        static func withBusyPort(_ arguments: (Int, String) throws -> [String]) async throws -> (SkanProcess.Result, Int, [String]) {
+            let folder = try TemporaryFolder.current.makeFolder("db")
             let holder = try HeldPort()
             defer { holder.close() }
-            let result = try await SkanProcess.run(arguments(holder.port, folder.appendingPathComponent("x.sqlite").path))
+            let result = try await SkanProcess.run(try arguments(holder.port, folder.appendingPathComponent("x.sqlite").path))
             let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             return (result, holder.port, left)
         }
@@ -29,7 +29,7 @@ extension CommandLineSuites {
                 switch option {
                 case "--port": arguments[4] = String(port)
                 case "--signer-port":
-                    arguments += ["--signer-port", String(port), "--signer-key", Self.signerKey()]
+                    arguments += ["--signer-port", String(port), "--signer-key", try Self.signerKey()]
                 default: arguments += [option, String(port)]
                 }
                 return arguments
@@ -45,7 +45,7 @@ extension CommandLineSuites {
               arguments: ["--port", "--public-port"])
         func busySignerPort(option: String) async throws {
             let (result, port, left) = try await Self.withBusyPort { port, db in
-                ["signer", "--key", Self.signerKey(), "--db", db, "--port", option == "--port" ? String(port) : "0",
+                ["signer", "--key", try Self.signerKey(), "--db", db, "--port", option == "--port" ? String(port) : "0",
                  "--public-host", "127.0.0.1", "--public-port", option == "--public-port" ? String(port) : "0",
                  "--log-level", "warning"]
             }
@@ -67,14 +67,14 @@ extension CommandLineSuites {
         }
 
         /// The test network's key, copied to mode 600 (the signer refuses a key others may read).
-        static func signerKey() -> String {
-            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("skan-startup-signer.pem")
-            if !FileManager.default.fileExists(atPath: copy.path) {
-                try? FileManager.default.copyItem(at: SkanProcess.packageRoot.appendingPathComponent("Keys/test/ad-network-private-key.pem"),
-                                                  to: copy)
+        static func signerKey() throws -> String {
+            let copy = try TemporaryFolder.current.path("signer.pem")
+            if !FileManager.default.fileExists(atPath: copy) {
+                try FileManager.default.copyItem(atPath: SkanProcess.packageRoot.appendingPathComponent("Keys/test/ad-network-private-key.pem").path,
+                                                 toPath: copy)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: copy)
             }
-            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: copy.path)
-            return copy.path
+            return copy
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 extension CommandLineSuites {
@@ -16,8 +17,7 @@ extension CommandLineSuites {
 
         @Test("the same seed writes the same bytes; another seed other postbacks")
         func deterministic() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-traffic")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let first = try await Self.write(["--seed", "5"], in: folder, name: "a.jsonl")
             let again = try await Self.write(["--seed", "5"], in: folder, name: "b.jsonl")
             let other = try await Self.write(["--seed", "6"], in: folder, name: "c.jsonl")
@@ -28,8 +28,7 @@ extension CommandLineSuites {
 
         @Test("the postbacks mix frameworks, networks, source identifiers, tiers, windows, values and days, and all verify")
         func shape() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-traffic")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let lines = try await Self.write([], in: folder, name: "traffic.jsonl")
             var frameworks: [String: Int] = [:], networks = Set<String>(), sources = Set<String>(), digits = Set<Int>()
             var windows: [Int: Int] = [:], values = Set<Int>(), coarse = Set<String>(), days = Set<Int64>()
@@ -81,8 +80,7 @@ extension CommandLineSuites {
 
         @Test("--bare writes postbacks as a device posts them, with no AdAttributionKit at --aak-share 0")
         func bare() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("skan-traffic")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let lines = try await Self.write(["--bare", "--aak-share", "0"], in: folder, name: "bare.jsonl")
             #expect(lines.allSatisfy { $0.hasPrefix(#"{"version":"#) })
             let refused = try await SkanProcess.run(["bench", "postbacks", "--aak-share", "2", "--out", "/dev/null"])

@@ -1,4 +1,5 @@
 import Foundation
+import SKANTestSupport
 import Testing
 
 /// A database written by the previous release (0.9.0, commit 31801cd: no `framework` column, the dedup key without
@@ -29,8 +30,7 @@ extension CommandLineSuites {
 
         @Test("report gives the old release's numbers, export only adds the new columns, ingest dedups as before")
         func upgrade() async throws {
-            let folder = try SkanProcess.makeTemporaryFolder("upgrade")
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let folder = try TemporaryFolder.current.url
             let database = folder.appendingPathComponent("skan.sqlite").path
             try FileManager.default.copyItem(atPath: Self.release.appendingPathComponent("skan.sqlite").path, toPath: database)
 
