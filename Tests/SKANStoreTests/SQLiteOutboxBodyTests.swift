@@ -9,7 +9,7 @@ import Testing
 /// On SQLite an outbox entry that sends its postback as received names the stored postback rather than copying its
 /// bytes; the claim reads them from the postback, and retention hands them to the entry before it deletes the
 /// postback or empties its body.
-@Suite("SQLite outbox bodies")
+@Suite("SQLite outbox bodies", .temporaryFolder)
 struct SQLiteOutboxBodyTests {
     static let receivedAt = Date(timeIntervalSince1970: 1_780_000_000)
 
@@ -22,10 +22,7 @@ struct SQLiteOutboxBodyTests {
     }
 
     static func withStore(_ body: (SQLitePostbackStore, String) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("skan-outbox-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("store.sqlite").path
+        let path = try TemporaryFolder.current.path("store.sqlite")
         let store = try await SQLitePostbackStore.open(path: path, durability: .normal)
         try await body(store, path)
         try await store.close()
