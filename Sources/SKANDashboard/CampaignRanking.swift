@@ -48,7 +48,9 @@ struct CampaignRanking {
             var rest = total
             rest.keys = [day, other]
             for row in shown { rest.subtract(row) }
-            // A day on which only the drawn campaigns had postbacks has no row of the others, as before.
+            // A day on which only the drawn campaigns had postbacks has no row of the others, as before. The reads are
+            // separate statements: a postback a collector stores between them can land in a day's total and not yet
+            // in its campaign's days, so it shows among the others until the next load.
             if rest.postbacks > 0 { rows.append(rest) }
         }
         return rows
