@@ -304,7 +304,7 @@ let package = Package(
         .testTarget(
             name: "SKANDashboardTests",
             dependencies: [
-                "SKANDashboard", "SKANHTTP", "SKANReports", "SKANStore", "SKANCore",
+                "SKANDashboard", "SKANHTTP", "SKANReports", "SKANStore", "SKANCore", "SKANTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -9,6 +9,9 @@
 #   SKAN_BIN=.build/release/skan ROWS=1000000 ROUNDS=5 PARTS="sqlite postgres" Benchmarks/dashboard.sh
 #   NAMES=1 Benchmarks/dashboard.sh               # the same pages with a stored campaign map (skan campaigns
 #                                                 # import): every 4-digit identifier of every network named
+#   BINS="/tmp/skan-old .build/release/skan" Benchmarks/dashboard.sh
+#                                                 # each build in turn over the same database (SKAN_BIN, or the
+#                                                 # release build, makes it): a before and after under one load
 #
 # The rows are generated in SQL, not posted: 30 days, 8 networks and 90 campaigns of skewed popularity, SKAdNetwork
 # 4.0 tiers (2-, 3- and 4-digit source identifiers; fine values only at 4 digits in window 0, skewed towards few
@@ -129,7 +132,9 @@ if [[ " $PARTS " == *" sqlite "* ]]; then
     [ -f "$rollups" ] || rollups=$db
     echo "SQLite, $ROWS postbacks, $(sqlite3 "$rollups" "SELECT count(*) FROM postback_rollups") rollup rows, $(du -h "$db" | cut -f1)"
     names_map "$db"
-    measure "$db" "skan dashboard (SQLite)" "sqlite3 '$db' 'SELECT count(*) FROM postbacks'"
+    for bin in ${BINS:-$skan}; do
+        skan=$bin measure "$db" "skan dashboard (SQLite, $bin)" "sqlite3 '$db' 'SELECT count(*) FROM postbacks'"
+    done
 fi
 
 if [[ " $PARTS " == *" postgres "* ]]; then
@@ -164,5 +169,7 @@ if [[ " $PARTS " == *" postgres "* ]]; then
     echo "  rollup migration over $ROWS rows: $(( $(date +%s) - start )) s" >&2
     echo "PostgreSQL, $ROWS postbacks, $("$psql" -X -A -t "$url" -c "SELECT count(*) FROM postback_rollups") rollup rows"
     names_map "$url"
-    measure "$url" "skan dashboard (PostgreSQL)" "'$psql' -X -A -t '$url' -c 'SELECT count(*) FROM postbacks'"
+    for bin in ${BINS:-$skan}; do
+        skan=$bin measure "$url" "skan dashboard (PostgreSQL, $bin)" "'$psql' -X -A -t '$url' -c 'SELECT count(*) FROM postbacks'"
+    done
 fi

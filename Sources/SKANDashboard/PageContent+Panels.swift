@@ -16,12 +16,30 @@ extension PageContent {
                                   report: report,
                                   chart: ChartSpec(kind: .bar, stacked: true, labels: labels, series: series, axis: "installs"))]
         }
-        // The store's campaign-day rows (800,000 over the dashboard benchmark's 10,000,000 postbacks) fold into
-        // campaigns as they stream: kept whole, they were most of the page's time and memory.
-        var fold = CampaignFold(hierarchy: builder.known.campaigns)
-        let request = try await builder.stream([.day, .campaign]) { fold.add($0) }
-        let byCampaign = Report(request: request, rows: fold.finish())
-        let (report, order) = PanelBuilder.keepingTop(campaignsShown, of: byCampaign, weight: \.installs)
+        // Ranked from each identifier's totals, then only the drawn campaigns read day by day (CampaignRanking).
+        let hierarchy = builder.known.campaigns
+        let ranking = CampaignRanking(identifiers: try await builder.report([.campaign]).rows, hierarchy: hierarchy)
+        let folding = ranking.ranked.count > campaignsShown
+        let kept = Array(ranking.ranked.prefix(campaignsShown))
+        let other = "other (\(ranking.ranked.count - campaignsShown))"
+        var keptDays: [ReportRow] = []
+        for campaign in kept {
+            var days: [String?: ReportRow] = [:]
+            for id in ranking.identifiers[campaign] ?? [] {
+                // One identifier in place of the view's campaign: the rollups' campaign index finds its rows alone.
+                let request = try ReportRequest(fields: [.day, .campaign], from: view.from, to: view.to,
+                                                filters: view.filters(campaign: nil) + [ReportFilter(.campaign, equals: id)])
+                for row in try await ReportBuilder.run(request, on: builder.reader).rows where row.keys[1] == id {
+                    days[row.keys[0], default: ReportRow(keys: [row.keys[0], campaign])].add(row)
+                }
+            }
+            keptDays += days.values
+        }
+        let request = try view.request(fields: [.day, .campaign])
+        let report = Report(request: request, rows: CampaignRanking.rows(
+            keptDays: keptDays, days: try await builder.report([.day]).rows, folding: folding, other: other,
+            hierarchy: hierarchy))
+        let order = kept.map { $0 ?? "(none)" } + (folding ? [other] : [])
         let (labels, series) = PanelBuilder.matrix(report, value: { Double($0.installs) },
                                                    allCategories: PanelBuilder.everyDay(report))
         // The legend names each campaign the map names; the table and the CSV keep the identifiers.
@@ -33,59 +51,19 @@ extension PageContent {
             note: "Winning first postbacks of downloads and redownloads, by the day they arrived (UTC): the "
                 + "\(campaignsShown) campaigns with the most installs in this view, the others summed. A campaign counts "
                 + "its source identifier at every tier (5239 with 239 and 39); the CSV has each identifier.",
-            report: byCampaign,
+            report: report,
             chart: ChartSpec(kind: .bar, stacked: true, labels: labels, series: ranked, axis: "installs"),
             table: PanelTable(report))
-        return [perDay, campaignTable(fold, report: byCampaign, builder)]
-    }
-
-    /// Campaign-day rows (by day, then identifier, as the store orders them) folded as they come: each stored
-    /// identifier counted as its campaign, day by day, each day's campaigns sorted by their place in the hierarchy's
-    /// number order (a sort of every row by text-to-number comparisons was most of the page), and each campaign's
-    /// totals and identifiers for the campaigns table.
-    struct CampaignFold {
-        let hierarchy: CampaignHierarchy
-        private(set) var rows: [ReportRow] = []
-        private(set) var totals: [String: ReportRow] = [:]
-        private(set) var members: [String: [String: Int]] = [:]
-        private var day: [String: ReportRow] = [:]
-        private var current: String??
-
-        init(hierarchy: CampaignHierarchy) { self.hierarchy = hierarchy }
-
-        mutating func add(_ row: ReportRow) {
-            if current != row.keys[0] {
-                flush()
-                current = row.keys[0]
-            }
-            let id = row.keys[1]
-            let campaign = id.map(hierarchy.campaignID(of:))
-            day[campaign ?? "", default: ReportRow(keys: [row.keys[0], campaign])].add(row)
-            totals[campaign ?? "", default: ReportRow(keys: [campaign ?? ""])].add(row)
-            members[campaign ?? "", default: [:]][id ?? "", default: 0] += row.postbacks
-        }
-
-        mutating func finish() -> [ReportRow] {
-            flush()
-            return rows
-        }
-
-        private mutating func flush() {
-            // Each campaign's place looked up once, not in every comparison.
-            let hierarchy = hierarchy
-            rows += day.values.map { (rank: hierarchy.rank(of: $0.keys[1]), id: $0.keys[1] ?? "", row: $0) }
-                .sorted { ($0.rank, $0.id) < ($1.rank, $1.id) }.map(\.row)
-            day.removeAll(keepingCapacity: true)
-        }
+        return [perDay, campaignTable(ranking, report: report, builder)]
     }
 
     /// The most campaigns the campaigns table lists.
     static let campaignRowsShown = 100
 
     /// One row per campaign, ordered as numbers, with its identifiers by digits on demand: from the installs
-    /// chart's own fold, so it costs no query.
-    static func campaignTable(_ fold: CampaignFold, report: Report, _ builder: PanelBuilder) -> Panel {
-        let totals = fold.totals, members = fold.members
+    /// chart's own ranking, so it costs no query.
+    static func campaignTable(_ ranking: CampaignRanking, report: Report, _ builder: PanelBuilder) -> Panel {
+        let totals = ranking.totals, members = ranking.members
         // The campaigns with the most installs, in numeric order: a network's thousands of campaigns made a page of
         // megabytes that took seconds to draw; the rest are one row pointing to the CSV, which has every one.
         let shown = totals.keys.sorted { (totals[$0]!.installs, totals[$0]!.postbacks, $1) > (totals[$1]!.installs, totals[$1]!.postbacks, $0) }

@@ -23,7 +23,8 @@ public struct AcceptedPostback: Sendable {
     /// is a duplicate. Empty, the default, costs the write nothing.
     public var outbox: [OutboxItem] = []
     /// The client's address as the collector resolved it (behind a trusted proxy, the forwarded one), when it knows
-    /// one: kept only with a repeat in ``RepeatTable``, to say where a differing copy came from.
+    /// one: stored with the postback (``PostbackTable/clientAddress``) and with a repeat in ``RepeatTable``, to say
+    /// where each copy of a conflict came from.
     public var clientAddress: String? = nil
 
     /// Makes an accepted entry.

@@ -34,12 +34,9 @@ extension PostgresPostbackStore {
             }
         }
         var kept: [RepeatComparison] = []
-        for (postback, index) in duplicates {
+        for (postback, _) in duplicates {
             guard let first = firsts[key.map { $0.value(postback) }] else { continue }
-            guard let comparison = RepeatComparison(
-                first: first, repeated: postback,
-                firstClientAddress: RepeatComparison.firstClientAddress(of: postback, at: index, in: entries, outcomes: outcomes))
-            else { continue }
+            guard let comparison = RepeatComparison(first: first, repeated: postback) else { continue }
             kept.append(comparison)
         }
         guard !kept.isEmpty else { return }

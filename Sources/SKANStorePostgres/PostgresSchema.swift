@@ -76,6 +76,11 @@ enum PostgresSchema {
         ("0009-campaigns", PostgresCampaignMapStore.schema),
         // The first postback's client address beside a kept repeat, and conflicts counted by value that differed.
         ("0011-integrity", PostgresPostbackStore.integrityMigration),
+        // Each postback's client address, when the collector resolved one (PostbackTable.clientAddress), so that a
+        // conflict across batches says where its first copy came from. The rows already stored have none.
+        ("0012-client-address", PostbackTable.addedColumns.map {
+            "ALTER TABLE \(PostbackTable.name) ADD COLUMN \($0.name) \(type(of: $0.kind))"
+        }),
     ]
 
     /// The campaign-day rollup in the order a report by day and campaign groups and sorts it (the expressions and
@@ -156,7 +161,8 @@ enum PostgresSchema {
     /// added to the description later comes with a migration of its own). The unique key leads with
     /// `transaction_id`, so it also serves `GET /postbacks/{transaction-id}`.
     static var createPostbacks: String {
-        let columns = PostbackTable.columns.map { column in
+        let added = Set(PostbackTable.addedColumns.map(\.name))
+        let columns = PostbackTable.columns.filter { !added.contains($0.name) }.map { column in
             "\(column.name) \(type(of: column.kind))\(column.isNullable ? "" : " NOT NULL")"
         }
         let key = PostbackTable.uniqueKey.map(\.name).joined(separator: ", ")

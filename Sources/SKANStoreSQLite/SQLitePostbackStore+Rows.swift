@@ -46,7 +46,7 @@ extension SQLitePostbackStore {
         var storedByVersion: [String: Int] = [:]
         var rejections = 0
         var lastID: Int64?
-        for (index, entry) in entries.enumerated() {
+        for entry in entries {
             switch entry {
             case .accepted(let accepted):
                 let statement = try insert ?? db.cachedStatement(sql: insertPostback)
@@ -55,11 +55,7 @@ extension SQLitePostbackStore {
                 if try row(accepted).run(statement, in: db) == 0 {
                     outcomes.append(.duplicate)
                     changes[StatCounter.duplicates, default: 0] += 1
-                    // Only the entries before this one are searched: its own outcome, just appended, is not.
-                    let kept = try keepRepeat(accepted, firstClientAddress: {
-                        RepeatComparison.firstClientAddress(of: accepted, at: index, in: entries, outcomes: outcomes)
-                    }, in: db)
-                    if let conflict = kept {
+                    if let conflict = try keepRepeat(accepted, in: db) {
                         for name in StatCounter.conflictCounters(conflict.differing) { changes[name, default: 0] += 1 }
                     }
                 } else {
@@ -99,15 +95,13 @@ extension SQLitePostbackStore {
     /// Compares a duplicate with the row it repeats and keeps it in ``RepeatTable`` when ``RepeatComparison`` says
     /// to: only duplicates come here, so an accepted postback pays nothing. Returns the comparison when it was a
     /// conflict newly kept.
-    private static func keepRepeat(_ accepted: AcceptedPostback, firstClientAddress: () -> String?,
-                                   in db: Database) throws -> RepeatComparison? {
+    private static func keepRepeat(_ accepted: AcceptedPostback, in db: Database) throws -> RepeatComparison? {
         let key = PostbackTable.uniqueKey.map { $0.value(accepted).bound }
         guard let stored = try Row.fetchOne(db.cachedStatement(sql: selectFirst), arguments: StatementArguments(key)) else {
             return nil
         }
         let first = RepeatTable.firstColumns.indices.map { ColumnValue(stored[$0] as DatabaseValue) }
-        guard let comparison = RepeatComparison(first: first, repeated: accepted, firstClientAddress: firstClientAddress())
-        else { return nil }
+        guard let comparison = RepeatComparison(first: first, repeated: accepted) else { return nil }
         var row = RowBinding(capacity: RepeatTable.columns.count)
         for value in comparison.values { row.append(value) }
         // A repeat already kept (the same side and values) changes no row and counts nothing.

@@ -253,6 +253,14 @@ enum SQLiteSchema {
                 ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
                 """)
         }
+        migrator.registerMigration("0015-client-address") { db in
+            // Each postback's client address, when the collector resolved one (PostbackTable.clientAddress): a
+            // conflict whose first copy arrived in an earlier batch says where that copy came from too. The rows
+            // already stored have none; adding a column at the end rewrites nothing.
+            for column in PostbackTable.addedColumns {
+                try db.execute(sql: "ALTER TABLE \(PostbackTable.name) ADD COLUMN \(column.name) \(type(of: column.kind))")
+            }
+        }
         migrator.registerMigration("0016-relay-outbox-postback") { db in try db.execute(sql: SQLiteOutbox.postbackReference) }
         return migrator
     }

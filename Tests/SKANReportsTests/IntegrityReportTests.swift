@@ -241,7 +241,7 @@ struct IntegrityReportTests {
         }
     }
 
-    @Test("the first copy's client address is kept when the repeat finds it in its own batch, else left empty",
+    @Test("the first copy's path and client address are kept whether the repeat arrives in its batch or a later one",
           arguments: Engine.allCases)
     func firstClientAddress(_ engine: Engine) async throws {
         let together = Self.copies([{ $0.conversionValue = 42 }])
@@ -255,7 +255,8 @@ struct IntegrityReportTests {
         try await StoreHost.running([reader]) {
             let latest = try await reader.latestConflicts(limit: 5)
             #expect(latest.map(\.clientAddress) == ["203.0.113.10", "203.0.113.9"])
-            #expect(latest.map(\.firstClientAddress) == [nil, "198.51.100.2"])
+            // The first copy of `apart` was stored a batch before its repeat: its address is the stored row's.
+            #expect(latest.map(\.firstClientAddress) == ["198.51.100.1", "198.51.100.2"])
             #expect(latest.map(\.firstEndpoint) == [Self.network, Self.network])
             var names: [String] = []
             var addresses: [String?] = []
@@ -265,7 +266,16 @@ struct IntegrityReportTests {
                 else { addresses.append(nil) }
             }
             #expect(names == RepeatTable.exportColumns)
-            #expect(addresses == ["198.51.100.2", nil])
+            #expect(addresses == ["198.51.100.2", "198.51.100.1"])
+            // Each postback keeps the address it arrived from; the repeats themselves are not stored there.
+            var stored: [String?] = []
+            try await reader.export(.postbacks) { names = $0 } each: { row in
+                let index = try #require(names.firstIndex(of: PostbackTable.clientAddress.name))
+                if case .text(let bytes) = row.value(at: index) { stored.append(String(decoding: bytes, as: UTF8.self)) }
+                else { stored.append(nil) }
+            }
+            #expect(names == PostbackTable.exportColumns)
+            #expect(stored == ["198.51.100.1", "198.51.100.2"])
             await reader.close()
         }
     }

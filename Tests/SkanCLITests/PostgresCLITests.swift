@@ -28,7 +28,7 @@ extension CommandLineSuites {
             let migrations = try server.psql(url, "SELECT id || ':' || count(*) FROM skan_migrations GROUP BY id ORDER BY id")
                 .split(separator: "\n").map(String.init)
             #expect(migrations == ["0001-postbacks:1", "0002-rejected-postbacks:1", "0003-stat-counters:1", "0004-web-ads:1", "0005-rollups:1", "0006-campaign-days:1",
-                                    "0007-relay-outbox:1", "0008-conflicts:1", "0009-campaigns:1", "0011-integrity:1"])
+                                    "0007-relay-outbox:1", "0008-conflicts:1", "0009-campaigns:1", "0011-integrity:1", "0012-client-address:1"])
             let tables = try server.psql(url, "SELECT count(*) FROM pg_tables WHERE tablename IN ('postbacks', 'rejected_postbacks', 'stat_counters', 'web_ads')")
             #expect(tables.trimmingCharacters(in: .whitespacesAndNewlines) == "4")
         }

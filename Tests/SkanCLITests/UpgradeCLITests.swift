@@ -47,7 +47,7 @@ extension CommandLineSuites {
             let new = export.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
             #expect(old.count > 20)
             #expect(new.count == old.count)
-            #expect(new.first == old.first.map { $0 + ",framework,conversion_type,marketplace_identifier,impression_type" })
+            #expect(new.first == old.first.map { $0 + ",framework,conversion_type,marketplace_identifier,impression_type,client_address" })
             // The conversion type is SKAdNetwork's redownload flag in neutral words; the others are AAK's alone.
             let redownload = try #require(old.first?.split(separator: ",").firstIndex(of: "redownload"))
             for (before, after) in zip(old.dropFirst(), new.dropFirst()) {
@@ -56,7 +56,7 @@ extension CommandLineSuites {
                 case "0": "download"
                 default: ""
                 }
-                #expect(after == before + ",skadnetwork,\(type),,")
+                #expect(after == before + ",skadnetwork,\(type),,,")
             }
 
             // The postbacks already there are duplicates under the new key too.

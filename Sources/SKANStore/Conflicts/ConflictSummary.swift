@@ -23,8 +23,8 @@ public struct ConflictSummary: Sendable, Hashable {
     public var repeatEndpoint: String
     /// The repeat's client address, when the collector knew it.
     public var clientAddress: String?
-    /// The first (counted) postback's client address, when the store still knew it as the repeat arrived (both in one
-    /// write batch: ``RepeatComparison/firstClientAddress(of:at:in:outcomes:)``).
+    /// The first (counted) postback's client address, when the collector knew it (``PostbackTable/clientAddress``;
+    /// none for a postback stored before that column existed).
     public var firstClientAddress: String?
 
     /// The columns every engine selects, in ``init(values:)``'s order.

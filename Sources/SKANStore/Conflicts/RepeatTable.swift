@@ -30,8 +30,9 @@ public enum RepeatTable {
     ]
 
     /// What the comparison reads of the stored row, in this order: the ``compared`` columns, then where it came
-    /// from and when. Every engine selects these columns by the unique key.
-    public static let firstColumns: [PostbackColumn] = compared.map(\.column) + [PostbackTable.endpoint, PostbackTable.receivedAt]
+    /// from (its path), when, and from which client address. Every engine selects these columns by the unique key.
+    public static let firstColumns: [PostbackColumn] = compared.map(\.column)
+        + [PostbackTable.endpoint, PostbackTable.receivedAt, PostbackTable.clientAddress]
 
     /// Every column after the id, in table order.
     public static let columns: [(name: String, kind: PostbackColumn.Kind, isNullable: Bool)] = {
@@ -98,11 +99,11 @@ public struct RepeatComparison: Sendable, Hashable {
     public let values: [ColumnValue]
 
     /// Compares `repeated` with the stored row's ``RepeatTable/firstColumns`` values (`first`, in that order); `nil`
-    /// when there is nothing to keep. Only a duplicate pays for this: an accepted postback never reaches it.
-    /// `firstClientAddress` is the stored postback's client address when the engine still knows it
-    /// (``firstClientAddress(of:at:in:outcomes:)``): the postbacks table keeps none, which would cost every postback.
-    /// It is asked for only when the repeat is kept, so a device's retry never pays for the search.
-    public init?(first: [ColumnValue], repeated: AcceptedPostback, firstClientAddress: @autoclosure () -> String? = nil) {
+    /// when there is nothing to keep. Only a duplicate pays for this: an accepted postback never reaches it. The
+    /// first copy's client address is the stored row's (``PostbackTable/clientAddress``), so a repeat arriving in a
+    /// later batch than its first copy finds it as one in the same batch does; a row stored before the column
+    /// existed has none.
+    public init?(first: [ColumnValue], repeated: AcceptedPostback) {
         let count = RepeatTable.compared.count
         precondition(first.count == RepeatTable.firstColumns.count, "a stored row read with other columns")
         var differing: [String] = []
@@ -128,19 +129,7 @@ public struct RepeatComparison: Sendable, Hashable {
                // store of developer copies saves a body per install.
                .text(Timestamp.iso8601(repeated.receivedAt)), .blob(differing.isEmpty ? [] : repeated.rawBody),
                .text(Self.text(of: stride(from: 1, to: pairs.count, by: 2).map { pairs[$0] })),
-               .text(firstClientAddress())]
-    }
-
-    /// The client address of the postback a duplicate at `index` of a batch repeats, when that postback was stored by
-    /// the same batch (an earlier entry of the same key whose outcome is ``StoreOutcome/stored``), the one time an
-    /// engine still holds it; `nil` otherwise, or when its arrival had none. Only a duplicate pays for the search.
-    public static func firstClientAddress(of duplicate: AcceptedPostback, at index: Int, in entries: [StoreEntry],
-                                          outcomes: [StoreOutcome]) -> String? {
-        let key = duplicate.dedupKey
-        for earlier in entries.indices.prefix(min(index, outcomes.count)) where outcomes[earlier] == .stored {
-            if case .accepted(let first) = entries[earlier], first.dedupKey == key { return first.clientAddress }
-        }
-        return nil
+               first[count + 2]]
     }
 
     /// The compared values as one text, in ``RepeatTable/compared`` order: `name=value` joined by `;`, empty for none.

@@ -50,15 +50,12 @@ public final class MemoryPostbackStore: PostbackStore {
         return try state.withLock { state throws(StoreError) in
             guard !state.isClosed else { throw StoreError(.closed, "the store is closed") }
             var outcomes: [StoreOutcome] = []
-            for (index, entry) in entries.enumerated() {
+            for entry in entries {
                 switch entry {
                 case .accepted(let accepted):
                     let key = accepted.dedupKey
                     if let row = state.keys[key] {
-                        Self.keep(accepted, repeating: state.postbacks[row - state.firstID],
-                                  firstClientAddress: RepeatComparison.firstClientAddress(of: accepted, at: index, in: entries,
-                                                                                          outcomes: outcomes),
-                                  in: &state)
+                        Self.keep(accepted, repeating: state.postbacks[row - state.firstID], in: &state)
                         outcomes.append(.duplicate)
                         state.duplicates += 1
                         continue
@@ -84,10 +81,9 @@ public final class MemoryPostbackStore: PostbackStore {
     }
 
     /// Keeps `accepted`, a repeat of the stored `row`, in ``State/repeats`` when ``RepeatComparison`` says to.
-    private static func keep(_ accepted: AcceptedPostback, repeating row: [ColumnValue],
-                             firstClientAddress: @autoclosure () -> String?, in state: inout State) {
+    private static func keep(_ accepted: AcceptedPostback, repeating row: [ColumnValue], in state: inout State) {
         let first = RepeatTable.firstColumns.map { column in row[Self.index(of: column)] }
-        guard let comparison = RepeatComparison(first: first, repeated: accepted, firstClientAddress: firstClientAddress()),
+        guard let comparison = RepeatComparison(first: first, repeated: accepted),
               state.repeatKeys.insert(comparison.uniqueKey).inserted else { return }
         state.repeats.append(comparison.values)
         if comparison.isConflict {

@@ -25,16 +25,15 @@ public protocol AggregateSQLDialect {
 extension AggregateSQLDialect {
     public static func unfoldedPostbacks(_ rollup: PostbackRollup) -> String? { nil }
 
-    /// What a query reads `rollup` from: the table, or, where the engine folds later, the table and the postbacks not
-    /// yet folded into it, each of those as a rollup row of its own (counts 1 or 0) under the table's column names.
-    public static func source(_ rollup: PostbackRollup) -> String {
-        guard let unfolded = unfoldedPostbacks(rollup) else { return rollup.name }
-        let key = rollup.key()
+    /// The postbacks not yet folded into `rollup`, each as a rollup row of its own (counts 1 or 0) under the table's
+    /// column names, as a subquery named as the table; `nil` where the engine keeps every rollup in the transaction
+    /// of its rows.
+    public static func unfoldedRows(_ rollup: PostbackRollup) -> String? {
+        guard let unfolded = unfoldedPostbacks(rollup) else { return nil }
         let counts = [(PostbackRollup.count, "1")]
             + (rollup.keepsMeasures ? PostbackRollup.measures().map { ($0.name, PostbackRollup.one($0.condition)) } : [])
         return """
-            (SELECT \((key.map(\.name) + rollup.counts).joined(separator: ", ")) FROM \(rollup.name)
-                UNION ALL SELECT \((key.map { "\($0.value) AS \($0.name)" } + counts.map { "\($0.1) AS \($0.0)" }).joined(separator: ", "))
+            (SELECT \((rollup.key().map { "\($0.value) AS \($0.name)" } + counts.map { "\($0.1) AS \($0.0)" }).joined(separator: ", "))
                 FROM \(PostbackTable.name) WHERE \(unfolded)) AS \(rollup.name)
             """
     }
@@ -87,14 +86,31 @@ extension AggregateSQLDialect {
                 conditions.append("\(value) IS NULL")
             }
         }
-        let table = rollup.map(source) ?? PostbackTable.name
         let sums = rollup.map(counts(over:)) ?? counts
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        guard let rollup, let unfolded = unfoldedRows(rollup) else {
+            let sql = """
+                SELECT \((select + sums).joined(separator: ", "))
+                FROM \(rollup?.name ?? PostbackTable.name)\(filter)
+                \(groups) \(order)
+                """
+            return (sql, arguments)
+        }
+        // An engine that folds later: the rollup's rows grouped where they are, the rows not yet folded grouped as
+        // rollup rows of their own, and the two summed by key. Reading the rollup through a UNION ALL of both, as
+        // one subquery, copied each of its rows once more on the way (SQLite's co-routine), about a third of the
+        // read over the dashboard benchmark's rollups (Benchmarks/history/2026-11.md, issue 36).
+        let keys = select.indices.map { "k\($0)" }
+        let totals = sums.indices.map { "c\($0)" }
+        let named = zip(select, keys).map { "\($0) AS \($1)" } + zip(sums, totals).map { "\($0) AS \($1)" }
+        let part = { (table: String) in "SELECT \(named.joined(separator: ", ")) FROM \(table)\(filter) \(groups)" }
         let sql = """
-            SELECT \((select + sums).joined(separator: ", "))
-            FROM \(table)\(conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+            SELECT \((keys + totals.map { total($0, where: nil) }).joined(separator: ", "))
+            FROM (\(part(rollup.name))
+                UNION ALL \(part(unfolded))) AS \(rollup.name)
             \(groups) \(order)
             """
-        return (sql, arguments)
+        return (sql, arguments + arguments)
     }
 
     /// What a filter on `dimension` compares with its text: the engines index it on a rollup with campaigns.

@@ -74,14 +74,22 @@ public enum PostbackTable {
     public static let impressionType = PostbackColumn("impression_type", .text, nullable: true) {
         .text($0.attribution.fields.impressionType)
     }
+    /// The client's address as the collector resolved it (``AcceptedPostback/clientAddress``), when it knew one: where
+    /// the first copy of a conflict came from, whatever batch the repeat arrives in (issue 36). Empty for `skan
+    /// ingest` and for a collector that resolves no address, so such a row pays one byte of its record's header.
+    public static let clientAddress = PostbackColumn("client_address", .text, nullable: true) { .text($0.clientAddress) }
 
     /// Every stored column after ``id``, in table order.
     public static let columns: [PostbackColumn] = [
         transactionID, adNetworkID, dedupSequenceIndex, version, hasVersionKey, campaignID, sourceIdentifier, appID,
         redownload, sourceAppID, sourceDomain, fidelityType, didWin, postbackSequenceIndex, conversionValue,
         coarseConversionValue, countryCode, attributionSignature, extras, rawBody, receivedAt, keyName, layout,
-        endpoint, framework, conversionType, marketplace, impressionType,
+        endpoint, framework, conversionType, marketplace, impressionType, clientAddress,
     ]
+
+    /// The columns a migration added after both engines had the table (SQLite 0015, PostgreSQL 0012), at the end of
+    /// ``columns``: a new store's table is made without them and gets them as an upgraded one does.
+    public static let addedColumns: [PostbackColumn] = [clientAddress]
 
     /// The dedup key's columns: what makes two postbacks the same postback.
     public static let uniqueKey: [PostbackColumn] = [transactionID, adNetworkID, dedupSequenceIndex, framework]
