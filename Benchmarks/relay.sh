@@ -47,6 +47,13 @@ if [[ " $PARTS " == *" ingest "* ]]; then
     echo "== durable ingest: no destination (before) against one destination (after), $PAIRS pairs" >&2
     BEFORE="$BIN" AFTER="$BIN" AFTER_FLAGS="--relay $RELAY" PAIRS=$PAIRS Benchmarks/pair-binaries.sh \
         | tee "$OUT/relay-ingest.txt"
+    # The stand-in partner runs on the same cores, so its CPU is taken from the collector's: say how much, per
+    # request it answered (utime + stime of /proc/PID/stat, in clock ticks).
+    read -r REQUESTS _ <<<"$(counts)"
+    TICKS=$(awk '{print $14 + $15}' "/proc/$RECEIVER/stat")
+    awk -v t="$TICKS" -v hz="$(getconf CLK_TCK)" -v n="$REQUESTS" 'BEGIN {
+        printf "receiver: %d requests, %.1f µs of its CPU each (on the same cores as the collector)\n", n, n ? t / hz / n * 1e6 : 0 }' \
+        | tee -a "$OUT/relay-ingest.txt"
 fi
 
 if [[ " $PARTS " == *" drain "* ]]; then
