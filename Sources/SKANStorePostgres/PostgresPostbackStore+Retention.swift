@@ -29,8 +29,9 @@ extension PostgresPostbackStore: ExpiringStore {
                 WITH examined AS (SELECT id, received_at FROM postbacks WHERE id > \(after) ORDER BY id LIMIT \(limit)),
                      young AS (SELECT min(id) AS id FROM examined WHERE received_at >= \(cutoff)),
                      passed AS (SELECT id FROM examined WHERE id < COALESCE((SELECT id FROM young), 9223372036854775807)),
-                     emptied AS (UPDATE postbacks SET raw_body = decode('', 'hex')
-                         WHERE id IN (SELECT id FROM passed) AND length(raw_body) > 0 RETURNING 1)
+                     emptied AS (UPDATE postbacks SET raw_body = decode('', 'hex'), client_address = NULL
+                         WHERE id IN (SELECT id FROM passed) AND (length(raw_body) > 0 OR client_address IS NOT NULL)
+                         RETURNING 1)
                 SELECT (SELECT count(*) FROM emptied), (SELECT max(id) FROM passed)
                 """, logger: logger)
             for try await (emptied, through) in rows.decode((Int64, Int64?).self) {

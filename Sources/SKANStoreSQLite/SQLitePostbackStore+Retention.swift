@@ -38,9 +38,11 @@ extension SQLitePostbackStore: ExpiringStore {
                 return BodyExpiry(emptied: 0, through: after)
             }
             try SQLiteOutbox.keepBodies(ofPostbacks: first, through: last, in: db)
-            // length() of a blob reads its size from the record header, not the body.
+            // length() of a blob reads its size from the record header, not the body. The client address goes with
+            // the body: both are what arrived, not what the postback says (StoreRetention's raw-body days).
             try db.execute(sql: """
-                UPDATE \(PostbackTable.name) SET raw_body = x'' WHERE id BETWEEN ? AND ? AND length(raw_body) > 0
+                UPDATE \(PostbackTable.name) SET raw_body = x'', client_address = NULL
+                WHERE id BETWEEN ? AND ? AND (length(raw_body) > 0 OR client_address IS NOT NULL)
                 """, arguments: [first, last])
             return BodyExpiry(emptied: db.changesCount, through: last)
         }

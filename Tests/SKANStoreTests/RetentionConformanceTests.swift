@@ -74,6 +74,36 @@ struct RetentionConformanceTests {
         }
     }
 
+    @Test("the client address goes with the raw body: emptied before the cutoff, kept after", arguments: Engine.allCases)
+    func forgetsAddresses(_ engine: Engine) async throws {
+        let (store, openReader) = try await engine.makeExpiring()
+        guard let openReader else { return }  // SQLite in memory: no second connection to read it back
+        try await StoreHost.running([store]) {
+            let entries = (0 ..< 2).map { day -> StoreEntry in
+                guard case .accepted(var accepted) = Self.entry(day: day, index: 0).entry else { fatalError() }
+                accepted.clientAddress = "198.51.100.\(day + 1)"
+                return .accepted(accepted)
+            }
+            #expect(try await store.write(entries) == [.stored, .stored])
+            let step = try await store.dropBodies(receivedBefore: Self.midnight(1), after: 0, limit: 10)
+            #expect(step.emptied == 1)
+            let reader = try await openReader()
+            let addresses = try await StoreHost.running([reader]) {
+                var names: [String] = []
+                var addresses: [String?] = []
+                try await reader.export(.postbacks) { names = $0 } each: { row in
+                    let index = try #require(names.firstIndex(of: PostbackTable.clientAddress.name))
+                    if case .text(let bytes) = row.value(at: index) { addresses.append(String(decoding: bytes, as: UTF8.self)) }
+                    else { addresses.append(nil) }
+                }
+                await reader.close()
+                return addresses
+            }
+            #expect(addresses == [nil, "198.51.100.2"])
+            try await store.close()
+        }
+    }
+
     @Test("empties the raw bodies received before the cutoff and keeps their rows; a second pass empties nothing",
           arguments: Engine.allCases)
     func emptiesBodies(_ engine: Engine) async throws {

@@ -26,8 +26,11 @@ extension MemoryPostbackStore: ExpiringStore {
             let examined = state.postbacks[start...].prefix(limit)
             let count = Self.expiredPrefix(examined, before: cutoff)
             var emptied = 0
-            for index in start ..< start + count where state.postbacks[index][Self.bodyIndex] != .blob([]) {
+            // The client address goes with the body: both are what arrived, not what the postback says.
+            for index in start ..< start + count
+            where state.postbacks[index][Self.bodyIndex] != .blob([]) || state.postbacks[index][Self.addressIndex] != .null {
                 state.postbacks[index][Self.bodyIndex] = .blob([])
+                state.postbacks[index][Self.addressIndex] = .null
                 emptied += 1
             }
             return BodyExpiry(emptied: emptied, through: count == 0 ? after : Int64(state.firstID + start + count - 1))
@@ -44,6 +47,7 @@ extension MemoryPostbackStore: ExpiringStore {
 
     private static let receivedIndex = PostbackTable.columns.firstIndex { $0.name == PostbackTable.receivedAt.name }!
     private static let bodyIndex = PostbackTable.columns.firstIndex { $0.name == PostbackTable.rawBody.name }!
+    private static let addressIndex = PostbackTable.columns.firstIndex { $0.name == PostbackTable.clientAddress.name }!
 
     /// The dedup key of a stored row, read back from its columns.
     private static func dedupKey(_ row: [ColumnValue]) -> DedupKey {

@@ -6,7 +6,7 @@ struct RetentionOptions: ParsableArguments {
     @Option(help: "Days accepted postbacks are kept; older ones are deleted in small batches (default: kept for ever). Rollups, and reports read from them, keep every day.")
     var retainDays: Int?
 
-    @Option(help: "Days the raw bodies of accepted postbacks are kept; older bodies are emptied, their rows and fields kept (default: as long as the rows).")
+    @Option(help: "Days the raw bodies and client addresses of accepted postbacks are kept; older ones are emptied, their rows and fields kept (default: as long as the rows).")
     var retainBodyDays: Int?
 
     /// The retention asked for.
