@@ -74,12 +74,14 @@ final class RelayLane: Sendable {
     }
 
     /// Sends `entries`, at most ``RelayDestination/inFlight`` at once; one attempt per entry, in order. Never fails:
-    /// what could not be sent is `.failed`, what delivery stopped before is `.stopped`. No request starts after
+    /// what could not be sent is `.failed`, what delivery stopped before is `.stopped`. After the first round (one
+    /// request per connection, which a lease of more than two timeouts always covers), no request starts after
     /// `lastStart`: an attempt can take two timeouts (one on a kept connection that failed, one on a fresh one), and
     /// the batch must end within its lease; entries not started by then are `.stopped` too, released for the next.
+    /// The first round always starts, so a batch claimed close to its last start still moves on.
     func send(_ entries: [OutboxEntry], lastStart: NIODeadline) -> EventLoopFuture<[RelayAttempt]> {
         guard !entries.isEmpty else { return loop.makeSucceededFuture([]) }
-        let cursor = RelayCursor(count: entries.count, lastStart: lastStart)
+        let cursor = RelayCursor(count: entries.count, lastStart: lastStart, firstRound: max(destination.inFlight, 1))
         let workers = (0 ..< min(max(destination.inFlight, 1), entries.count)).map { _ in work(entries, cursor: cursor) }
         return EventLoopFuture.andAllComplete(workers, on: loop).map { cursor.attempts }
     }
@@ -210,21 +212,24 @@ final class RelayLane: Sendable {
     }
 }
 
-/// Hands out the indices of a batch to its workers, each once until `lastStart`, and keeps what each attempt came to.
+/// Hands out the indices of a batch to its workers, each once: the first round always, the rest until `lastStart`;
+/// and keeps what each attempt came to.
 final class RelayCursor: Sendable {
     private let state: Mutex<(position: Int, attempts: [RelayAttempt])>
     private let lastStart: NIODeadline
+    private let firstRound: Int
 
     /// Every entry `.stopped` until its attempt is recorded.
-    init(count: Int, lastStart: NIODeadline) {
+    init(count: Int, lastStart: NIODeadline, firstRound: Int) {
         state = Mutex((position: 0, attempts: Array(repeating: .stopped, count: count)))
         self.lastStart = lastStart
+        self.firstRound = firstRound
     }
 
     func next() -> Int? {
-        guard NIODeadline.now() <= lastStart else { return nil }
+        let late = NIODeadline.now() > lastStart
         return state.withLock { state in
-            guard state.position < state.attempts.count else { return nil }
+            guard state.position < state.attempts.count, !late || state.position < firstRound else { return nil }
             defer { state.position += 1 }
             return state.position
         }

@@ -18,14 +18,18 @@ struct RelayLaneTests {
         }
     }
 
-    @Test("a batch whose last start has passed sends nothing: every entry is stopped")
+    @Test("a batch whose last start has passed sends its first round only (which its lease covers): the rest is stopped")
     func pastLastStart() async throws {
         let receiver = Receiver()
         let port = try await receiver.start()
-        let lane = try RelayLane(destination: RelayHarness.destination(port: port), group: MultiThreadedEventLoopGroup.singleton)
-        let attempts = try await lane.send(Self.entries(5), lastStart: .now() - .seconds(1)).get()
-        #expect(attempts == Array(repeating: .stopped, count: 5))
-        #expect(receiver.attempts.isEmpty)
+        // Four in flight: one round is four requests.
+        let lane = try RelayLane(destination: RelayHarness.destination(port: port, inFlight: 4),
+                                 group: MultiThreadedEventLoopGroup.singleton)
+        let attempts = try await lane.send(Self.entries(10), lastStart: .now() - .seconds(1)).get()
+        // Had nothing started, a batch claimed close to its last start would be released and claimed again at once.
+        #expect(attempts == Array(repeating: .answered(status: 200, retryAfter: nil), count: 4)
+            + Array(repeating: .stopped, count: 6))
+        #expect(receiver.attempts.map(\.key).sorted() == (1 ... 4).map { "key-\($0)" })
         lane.stop()
         await receiver.stop()
     }
