@@ -150,7 +150,7 @@ final class RelayLane: Sendable {
             // A connection already closed takes no write and will send no reply.
             connection.handler.value.abandon(RelayExchangeError(description: RelayResponseHandler.describe(error)))
         }
-        let deadline = loop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) {
+        let deadline = loop.scheduleTask(in: TimeAmount(timeout)) {
             connection.handler.value.abandon(RelayExchangeError(description: "no answer within \(timeout)", timedOut: true))
         }
         promise.futureResult.whenComplete { result in
@@ -163,7 +163,7 @@ final class RelayLane: Sendable {
     private func connect() -> EventLoopFuture<Connection> {
         let (tls, serverName) = (tls, serverName)
         return ClientBootstrap(group: loop)
-            .connectTimeout(.nanoseconds(Self.nanoseconds(destination.timeout)))
+            .connectTimeout(TimeAmount(destination.timeout))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
@@ -200,11 +200,6 @@ final class RelayLane: Sendable {
             return true
         }
         if !kept { connection.channel.close(promise: nil) }
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     private static func isAddress(_ host: String) -> Bool {

@@ -21,7 +21,7 @@ struct RelaySender: Sendable {
     /// answer `.stopped`, so their entries are released rather than counted as tried.
     func send(_ entries: [OutboxEntry], to destination: RelayDestination, within lease: Duration) async -> [RelayAttempt] {
         guard let lane = lanes[destination.name], !Task.isCancelled else { return entries.map { _ in .stopped } }
-        let lastStart = NIODeadline.now() + .nanoseconds(Self.nanoseconds(lease - destination.timeout * 2))
+        let lastStart = NIODeadline.now() + TimeAmount(lease - destination.timeout * 2)
         return await withTaskCancellationHandler {
             (try? await lane.send(entries, lastStart: lastStart).get()) ?? entries.map { _ in .stopped }
         } onCancel: {
@@ -32,11 +32,6 @@ struct RelaySender: Sendable {
     /// Closes every destination's connections.
     func stop() {
         for lane in lanes.values { lane.stop() }
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// The hex HMAC-SHA256 of `body`.
