@@ -64,7 +64,8 @@ public struct Collector: Sendable {
         writer = GroupCommitWriter(store: store, commitInterval: configuration.commitInterval,
                                    onFailure: failureLog.record)
         pipeline = PostbackPipeline(verifier: verifier, writer: writer, logger: logger,
-                                    logsBodies: configuration.logsBodies, relay: relay, now: now)
+                                    logsBodies: configuration.logsBodies, relay: relay,
+                                    recordsClientAddresses: !configuration.clientAddress.trustedProxies.isEmpty, now: now)
         let metrics = CollectorMetrics()
         self.metrics = metrics
         let limited = CoreMetrics.Counter(label: "skan_requests_rate_limited_total",
@@ -91,13 +92,13 @@ public struct Collector: Sendable {
     }
 
     /// The device-facing routes, for router-level tests and for embedding in another application.
-    public var router: Router<BasicRequestContext> {
+    public var router: Router<PeerRequestContext> {
         CollectorRouter.make(pipeline: pipeline, store: store, metrics: metrics, failureLog: failureLog,
                              configuration: configuration)
     }
 
     /// The operator routes behind the configuration's ``CollectorConfiguration/adminAccess``, for router-level tests.
-    public var adminRouter: Router<BasicRequestContext> {
+    public var adminRouter: Router<PeerRequestContext> {
         CollectorRouter.makeAdmin(store: store, metrics: metrics, failureLog: failureLog,
                                   access: configuration.adminAccess)
     }
@@ -113,7 +114,7 @@ public struct Collector: Sendable {
         let handlers: @Sendable () -> [any RemovableChannelHandler] = {
             guard configuration.answersPostbacksOnEventLoop else { return [] }
             let postbacks = PostbackResponder(pipeline: pipeline, metrics: metrics, paths: configuration.postbackPaths,
-                                              limit: configuration.bodyLimit)
+                                              limit: configuration.bodyLimit, clients: configuration.clientAddress)
             return [EventLoopFastPath(postbacks, date: date)]
         }
         let rateLimit = RateLimitRule(limiter: rateLimiter, paths: configuration.postbackPaths,

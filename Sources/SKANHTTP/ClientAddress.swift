@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 
 /// An IPv4 or IPv6 address as 16 bytes (IPv4 as `::ffff:a.b.c.d`): a small value to key tables by, made from a
@@ -153,6 +154,12 @@ public struct ClientAddress: Sendable {
             }
         }
         return nearest
+    }
+
+    /// The client's address for a request from `peer` with `headers`: ``resolve(peer:forwardedFor:)`` over its
+    /// `X-Forwarded-For` fields. What the postback paths (event loop and router alike) store and relay.
+    public func resolve(peer: SocketAddress?, headers: HTTPFields) -> IPAddress? {
+        resolve(peer: IPAddress(peer), forwardedFor: trustedProxies.isEmpty ? [] : headers[values: .xForwardedFor])
     }
 
     /// Whether `address` is a trusted proxy.

@@ -11,7 +11,8 @@ import SKANTestSupport
 import Testing
 
 /// What the HTTP layer knew of a postback's request reaches the relay's JSON body: the user agent on both paths,
-/// the peer's address where the connection is known (the event-loop path; the router's context carries none).
+/// the peer's address where there is a connection (an in-process router test has none; `ClientAddressTests` covers both
+/// paths over loopback).
 @Suite("Relay arrival members")
 struct RelayArrivalTests {
     @Test("a forwarded body carries the request's user agent, its received time and the peer's address",

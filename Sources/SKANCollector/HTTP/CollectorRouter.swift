@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import SKANCore
 import SKANHTTP
 import SKANStore
@@ -8,8 +9,8 @@ import SKANStore
 /// the read-only operator endpoints on the admin port.
 enum CollectorRouter {
     static func make(pipeline: PostbackPipeline, store: any PostbackStore, metrics: CollectorMetrics,
-                     failureLog: StoreFailureLog, configuration: CollectorConfiguration) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+                     failureLog: StoreFailureLog, configuration: CollectorConfiguration) -> Router<PeerRequestContext> {
+        let router = Router(context: PeerRequestContext.self)
         add(to: router, pipeline: pipeline, store: store, metrics: metrics, failureLog: failureLog,
             configuration: configuration)
         return router
@@ -17,8 +18,8 @@ enum CollectorRouter {
 
     /// The admin listener's router: the operator routes behind ``OperatorAccessMiddleware``.
     static func makeAdmin(store: any PostbackStore, metrics: CollectorMetrics, failureLog: StoreFailureLog,
-                          access: OperatorAccess) -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+                          access: OperatorAccess) -> Router<PeerRequestContext> {
+        let router = Router(context: PeerRequestContext.self)
         // First, so that it guards every route and the 404s alike.
         router.add(middleware: OperatorAccessMiddleware(access))
         router.add(middleware: HostRequiredMiddleware())
@@ -34,9 +35,10 @@ enum CollectorRouter {
         // First, so that it guards every route and the 404s alike, as the event-loop path does for postbacks.
         router.add(middleware: HostRequiredMiddleware())
         for path in configuration.postbackPaths {
-            router.post(RouterPath(path)) { request, _ in
+            router.post(RouterPath(path)) { request, context in
                 let start = ContinuousClock.now
-                let result = await receive(request, path: path, pipeline: pipeline, limit: configuration.bodyLimit)
+                let result = await receive(request, peer: (context as? any RemoteAddressRequestContext)?.remoteAddress,
+                                           path: path, pipeline: pipeline, configuration: configuration)
                 metrics.record(result, since: start)
                 return HTTPReplies.reply(result.reply)
             }
@@ -108,8 +110,10 @@ enum CollectorRouter {
     }
 
     /// Reads the body within the limit and sends it down the pipeline. Every client mistake ends here as a 4xx.
-    private static func receive(_ request: Request, path: String, pipeline: PostbackPipeline, limit: Int) async
-        -> PostbackPipeline.Result {
+    /// `peer` is the connection's, when the router's context knows it (``PeerRequestContext``).
+    private static func receive(_ request: Request, peer: SocketAddress?, path: String, pipeline: PostbackPipeline,
+                                configuration: CollectorConfiguration) async -> PostbackPipeline.Result {
+        let limit = configuration.bodyLimit
         if let refusal = PostbackRequestRules.refusal(for: request.headers, limit: limit) {
             return PostbackPipeline.Result(reply: refusal, version: nil)
         }
@@ -123,9 +127,11 @@ enum CollectorRouter {
             return PostbackPipeline.Result(
                 reply: PostbackReply(.malformed, reason: "the body could not be read: \(error)"), version: nil)
         }
-        // The router's context carries no peer address (the fast path's does): `ip-address` is null this way.
-        // ClientAddress: the listener's resolver plugs in here when the context carries the peer.
-        let arrival = pipeline.wantsArrival ? Arrival(clientAddress: nil, userAgent: request.headers[.userAgent]) : Arrival()
+        var arrival = Arrival()
+        if pipeline.wantsArrival {
+            let client = configuration.clientAddress.resolve(peer: peer, headers: request.headers)
+            arrival = Arrival(clientAddress: client?.description, userAgent: request.headers[.userAgent])
+        }
         return await pipeline.receive(Array(buffer.readableBytesView), endpoint: path, arrival: arrival)
     }
 }

@@ -17,9 +17,12 @@ final class PostbackResponder: EventLoopResponder {
     /// The configured endpoints by their path as the router matches it.
     let paths: [String: String]
     let bodyLimit: Int
+    /// Who sent a postback: the peer, or `X-Forwarded-For` behind a trusted proxy.
+    let clients: ClientAddress
 
-    init(pipeline: PostbackPipeline, metrics: CollectorMetrics, paths: [String], limit: Int) {
+    init(pipeline: PostbackPipeline, metrics: CollectorMetrics, paths: [String], limit: Int, clients: ClientAddress) {
         self.pipeline = pipeline
+        self.clients = clients
         self.metrics = metrics
         self.paths = Dictionary(paths.map { (RoutePath.normalized($0), $0) }, uniquingKeysWith: { first, _ in first })
         bodyLimit = limit
@@ -54,8 +57,8 @@ final class PostbackResponder: EventLoopResponder {
 
     func answer(_ body: ByteBuffer, route: String, head: HTTPRequest, peer: SocketAddress?,
                 done: @escaping @Sendable (PostbackPipeline.Result) -> Void) {
-        // ClientAddress: the listener's resolver (the peer, or X-Forwarded-For behind a trusted proxy) plugs in here.
-        let arrival = Arrival(clientAddress: peer?.ipAddress, userAgent: head.headerFields[.userAgent])
+        let client = clients.resolve(peer: peer, headers: head.headerFields)
+        let arrival = Arrival(clientAddress: client?.description, userAgent: head.headerFields[.userAgent])
         pipeline.receive(Array(body.readableBytesView), endpoint: route, arrival: arrival, completion: done)
     }
 

@@ -18,11 +18,16 @@ public struct PostbackPipeline: Sendable {
     let logsBodies: Bool
     /// Which destinations each accepted postback is queued for, in its transaction; `nil`: no relay, nothing queued.
     let relay: (any OutboxRouting)?
+    /// Whether each postback keeps the client's address (``AcceptedPostback/clientAddress``) without a relay.
+    let recordsClientAddresses: Bool
 
-    /// Makes a pipeline.
+    /// Makes a pipeline. `recordsClientAddresses`: store each postback's client address even without a relay
+    /// (behind trusted proxies, where the address is the device's and tells a conflict's copies apart).
     public init(verifier: AttributionVerifier, writer: GroupCommitWriter, logger: Logger, logsBodies: Bool = false,
-                relay: (any OutboxRouting)? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+                relay: (any OutboxRouting)? = nil, recordsClientAddresses: Bool = false,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.relay = relay
+        self.recordsClientAddresses = recordsClientAddresses
         self.verifier = verifier
         self.writer = writer
         self.logger = logger
@@ -40,8 +45,9 @@ public struct PostbackPipeline: Sendable {
         public var framework: Framework? = nil
     }
 
-    /// Whether the relay adds what the request's ``Arrival`` says: without a relay, the HTTP layer need not read it.
-    public var wantsArrival: Bool { relay != nil }
+    /// Whether what the request's ``Arrival`` says is used (a relay adds it, or addresses are recorded): otherwise
+    /// the HTTP layer need not read it, and no postback stores an address.
+    public var wantsArrival: Bool { relay != nil || recordsClientAddresses }
 
     /// Verifies and stores one body, returning once it is durable (or refused and recorded).
     public func receive(_ body: [UInt8], endpoint: String, arrival: Arrival = Arrival()) async -> Result {

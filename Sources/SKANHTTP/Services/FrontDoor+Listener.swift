@@ -9,7 +9,7 @@ extension FrontDoor {
     /// (``ProbeMiddleware``) and, while the process starts, nothing else (``StartupGate``).
     public func application(for listener: Listener, logger: Logger, readiness: Readiness? = nil,
                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
-        -> Application<RouterResponder<BasicRequestContext>> {
+        -> Application<RouterResponder<PeerRequestContext>> {
         let gate = gate(listener.name)
         let extra = listener.handlers
         let rateLimit = listener.rateLimit

@@ -21,7 +21,7 @@ public struct Listener: Sendable {
     /// Whether the private rule also takes the dashboard's login form and session cookie.
     public let login: Bool
     /// Adds the listener's routes (its services' `addRoutes(to:)`).
-    let routes: @Sendable (Router<BasicRequestContext>) -> Void
+    let routes: @Sendable (Router<PeerRequestContext>) -> Void
     /// Handlers after the front door's, made fresh per connection (an ``EventLoopFastPath``).
     let handlers: @Sendable () -> [any RemovableChannelHandler]
     /// Event loops of its own (the collector's `--event-loops`); `nil`: the process's shared ones.
@@ -34,7 +34,7 @@ public struct Listener: Sendable {
                               eventLoopGroup: (any EventLoopGroup)? = nil,
                               handlers: @escaping @Sendable () -> [any RemovableChannelHandler] = { [] },
                               rateLimit: RateLimitRule? = nil,
-                              routes: @escaping @Sendable (Router<BasicRequestContext>) -> Void) -> Listener {
+                              routes: @escaping @Sendable (Router<PeerRequestContext>) -> Void) -> Listener {
         Listener(name: name, option: option, host: host, port: port, access: nil, login: false, routes: routes,
                  handlers: handlers, eventLoopGroup: eventLoopGroup, rateLimit: rateLimit)
     }
@@ -42,15 +42,15 @@ public struct Listener: Sendable {
     /// A private listener on `access`'s address, under its rule (`login`: with the dashboard's login form).
     public static func `private`(_ name: String, option: String, access: OperatorAccess, port: Int, login: Bool = false,
                                  handlers: @escaping @Sendable () -> [any RemovableChannelHandler] = { [] },
-                                 routes: @escaping @Sendable (Router<BasicRequestContext>) -> Void) -> Listener {
+                                 routes: @escaping @Sendable (Router<PeerRequestContext>) -> Void) -> Listener {
         Listener(name: name, option: option, host: access.bindHost, port: port, access: access, login: login,
                  routes: routes, handlers: handlers, eventLoopGroup: nil, rateLimit: nil)
     }
 
     /// The router this listener serves: the probes first when given `readiness` (they tell nothing but the phase,
     /// so no token is asked for them), the access rule next when private, then the routes.
-    public func router(readiness: Readiness? = nil) -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router(readiness: Readiness? = nil) -> Router<PeerRequestContext> {
+        let router = Router(context: PeerRequestContext.self)
         if let readiness { router.add(middleware: ProbeMiddleware(readiness)) }
         if rateLimit != nil { router.add(middleware: RateLimitMiddleware()) }
         if let access { router.add(middleware: OperatorAccessMiddleware(access, login: login)) }
