@@ -19,6 +19,12 @@ import Synchronization
 /// through this connection's queue rather than checkpointing on its own, where it met the running checkpoint's lock
 /// as `SQLITE_BUSY`. Durability is SQLite's own in both cases: a checkpoint
 /// only copies frames that a commit already synced to the WAL.
+///
+/// The tail: a checkpoint that leaves fewer than ``Limits/tail`` frames behind (what the writer committed while it
+/// copied) is not followed by another in the background, which would meet the same race with the next commit —
+/// under load three or four short checkpoints followed each long one, each syncing the WAL and the database file and
+/// writing the same hot pages again. The writer copies that tail itself instead, between two transactions
+/// (``wantsTail``), so that its next transaction starts the WAL again: one wait of a few pages per WAL's worth.
 final class SQLiteCheckpointer: Sendable {
     /// When checkpoints happen, in WAL frames (a frame is one page, 4 KB by default).
     struct Limits: Sendable {
@@ -26,6 +32,9 @@ final class SQLiteCheckpointer: Sendable {
         var request: Int = 1000
         /// Frames past which the writer checkpoints itself (64 MB of 4 KB pages).
         var writer: Int = 16_000
+        /// Frames a background checkpoint may leave for the writer to copy (``SQLiteCheckpointer/wantsTail``);
+        /// 0: the checkpointer copies every remainder itself.
+        var tail: Int = 256
     }
 
     /// The WAL hook's context: the frame count the writer's last commit left and the checkpointer to ask.
@@ -44,21 +53,32 @@ final class SQLiteCheckpointer: Sendable {
     private struct State {
         var running = false
         var again = false
+        /// A checkpoint left a tail for the writer (``wantsTail``); requests wait for the writer until then.
+        var tailForWriter = false
         var closed = false
         var connection: DatabaseQueue?
         var completed = 0
     }
 
     private let path: String
+    /// ``Limits/tail``, once the writer attached (`nil`: no tail is left to the writer).
+    private let tailLimit: Int?
+    /// The frames the writer's last commit left, as its WAL hook saw them.
+    private let frames = Atomic<Int>(0)
     private let queue = DispatchQueue(label: "skan.sqlite.checkpoint", qos: .utility)
     private let state = Mutex(State())
 
-    init(path: String) {
+    init(path: String, tail: Int = Limits().tail) {
         self.path = path
+        tailLimit = tail > 0 ? tail : nil
     }
 
     /// How many checkpoints this checkpointer has completed: for tests.
     var completed: Int { state.withLock { $0.completed } }
+
+    /// Whether the last background checkpoint left a short tail that the writer should copy before its next
+    /// transaction (``checkpointAndWait()``).
+    var wantsTail: Bool { state.withLock { $0.tailForWriter } }
 
     /// Turns the writer connection's automatic checkpoints off and hooks its commits to this checkpointer. Runs on
     /// the writer's connection (inside a GRDB write), once.
@@ -69,6 +89,7 @@ final class SQLiteCheckpointer: Sendable {
             guard let context else { return SQLITE_OK }
             let watch = Unmanaged<Watch>.fromOpaque(context).takeUnretainedValue()
             watch.frames.store(Int(frames), ordering: .relaxed)
+            watch.checkpointer.frames.store(Int(frames), ordering: .relaxed)
             if Int(frames) >= watch.limits.request { watch.checkpointer.request() }
             return SQLITE_OK
         }, Unmanaged.passRetained(watch).toOpaque())
@@ -84,7 +105,7 @@ final class SQLiteCheckpointer: Sendable {
     /// Asks for a checkpoint; one already running takes the request with it (it runs once more when it ends).
     func request() {
         let start = state.withLock { state -> Bool in
-            guard !state.closed else { return false }
+            guard !state.closed, !state.tailForWriter else { return false }
             if state.running {
                 state.again = true
                 return false
@@ -97,12 +118,17 @@ final class SQLiteCheckpointer: Sendable {
 
     private func run() {
         while true {
-            checkpointOnce()
+            let left = checkpointOnce()
             let more = state.withLock { state -> Bool in
                 state.completed += 1
                 if state.again && !state.closed {
                     state.again = false
-                    return true
+                    switch Self.after(left: left, tail: tailLimit) {
+                    case .again:
+                        return true
+                    case .writer:
+                        state.tailForWriter = true
+                    }
                 }
                 state.running = false
                 return false
@@ -111,9 +137,26 @@ final class SQLiteCheckpointer: Sendable {
         }
     }
 
+    /// Who copies what a background checkpoint left when commits came while it ran.
+    enum Remainder: Equatable {
+        /// The checkpointer, at once.
+        case again
+        /// The writer, before its next transaction (``wantsTail``).
+        case writer
+    }
+
+    /// The rule for a remainder of `left` frames (`nil`: the checkpoint failed, or the count is unknown): a short
+    /// tail (1 to `tail` frames) is the writer's; anything else the checkpointer takes again.
+    static func after(left: Int?, tail: Int?) -> Remainder {
+        guard let left, let tail, left > 0, left <= tail else { return .again }
+        return .writer
+    }
+
     /// A failure is left for the writer to meet: a file that cannot be checkpointed is one the next commit or the
-    /// writer's own checkpoint reports on, with the postbacks it concerns.
-    private func checkpointOnce() {
+    /// writer's own checkpoint reports on, with the postbacks it concerns. Returns the frames the writer has
+    /// committed that this checkpoint did not copy, or `nil` when it failed.
+    @discardableResult
+    private func checkpointOnce() -> Int? {
         do {
             let connection = try state.withLock { state -> DatabaseQueue in
                 if let connection = state.connection { return connection }
@@ -124,9 +167,10 @@ final class SQLiteCheckpointer: Sendable {
                 state.connection = connection
                 return connection
             }
-            try connection.writeWithoutTransaction { db in _ = try db.checkpoint(.passive) }
+            let copied = try connection.writeWithoutTransaction { db in try db.checkpoint(.passive).checkpointedFrameCount }
+            return max(frames.load(ordering: .relaxed) - copied, 0)
         } catch {
-            return
+            return nil
         }
     }
 
@@ -140,6 +184,7 @@ final class SQLiteCheckpointer: Sendable {
             guard open else { return continuation.resume() }
             queue.async {
                 self.checkpointOnce()
+                self.state.withLock { $0.tailForWriter = false }
                 continuation.resume()
             }
         }

@@ -54,7 +54,7 @@ public final class SQLitePostbackStore: PostbackStore {
             // GRDB sets `synchronous = NORMAL` on the writer when it turns WAL on, after `prepareDatabase` ran, so
             // the setting is made again on the writer connection, the only one whose commits it governs.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)") }
-            let checkpointer = SQLiteCheckpointer(path: path)
+            let checkpointer = SQLiteCheckpointer(path: path, tail: checkpointLimits.tail)
             let watch = try pool.writeWithoutTransaction { db in try checkpointer.attach(to: db, limits: checkpointLimits) }
             checkpoints = (checkpointer, watch)
             database = pool
@@ -162,11 +162,12 @@ public final class SQLitePostbackStore: PostbackStore {
     }
 
     /// Once the WAL has passed ``SQLiteCheckpointer/Limits/writer`` frames because the checkpointer never found a
-    /// moment when every frame was copied, the writer waits for one checkpoint with no commit beside it, so that its
+    /// moment when every frame was copied, or a background checkpoint left the writer a short tail
+    /// (``SQLiteCheckpointer/wantsTail``), the writer waits for one checkpoint with no commit beside it, so that its
     /// next transaction starts the WAL again. The postbacks before it are committed: nothing it meets fails them.
     private func checkpointIfBehind() async {
         guard let (checkpointer, watch) = checkpoints,
-              watch.frames.load(ordering: .relaxed) >= watch.limits.writer else { return }
+              watch.frames.load(ordering: .relaxed) >= watch.limits.writer || checkpointer.wantsTail else { return }
         await checkpointer.checkpointAndWait()
     }
 

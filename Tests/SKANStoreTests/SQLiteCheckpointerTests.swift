@@ -75,4 +75,37 @@ struct SQLiteCheckpointerTests {
         #expect(try await store.stats().postbacks == 1200)
         try await store.close()
     }
+
+    @Test("a short remainder is the writer's to copy, anything else the checkpointer's again")
+    func remainderRule() {
+        #expect(SQLiteCheckpointer.after(left: 1, tail: 256) == .writer)
+        #expect(SQLiteCheckpointer.after(left: 256, tail: 256) == .writer)
+        #expect(SQLiteCheckpointer.after(left: 257, tail: 256) == .again)
+        // Nothing left (the WAL started again meanwhile, or was copied whole), a failed checkpoint, no tail rule.
+        #expect(SQLiteCheckpointer.after(left: 0, tail: 256) == .again)
+        #expect(SQLiteCheckpointer.after(left: nil, tail: 256) == .again)
+        #expect(SQLiteCheckpointer.after(left: 5, tail: nil) == .again)
+    }
+
+    @Test("with every remainder left to the writer, commits beside checkpoints lose nothing and the WAL starts again")
+    func writerCopiesTails() async throws {
+        let folder = try TemporaryFolder.current.url
+        let path = folder.appendingPathComponent("skan.sqlite").path
+        // Every commit asks for a checkpoint and no wait between writes, so commits land while one runs: each
+        // remainder goes to the writer, which copies it before its next transaction.
+        let store = try SQLitePostbackStore(path: path, durability: .normal, rejectionCap: RejectionCap(),
+                                            folding: .default,
+                                            checkpointLimits: .init(request: 1, writer: .max, tail: .max))
+        try await store.migrate()
+        var largest = 0
+        for index in 0..<300 {
+            _ = try await store.write((0..<4).map { _ in SQLitePostbackStoreTests.accepted(TestPostbacks.verified()) })
+            if index >= 10 { largest = max(largest, store.walFrames) }
+        }
+        #expect(try await store.stats().postbacks == 1200)
+        // Without the writer's copies (no tail, no writer bound) the WAL grows with commits that meet a running
+        // checkpoint; 300 commits of a few frames each would pass this bound many times over.
+        #expect(largest < 200)
+        try await store.close()
+    }
 }
