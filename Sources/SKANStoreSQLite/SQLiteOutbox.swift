@@ -189,25 +189,34 @@ extension SQLitePostbackStore: Outbox {
     /// a tenth of the relay's cost (Benchmarks/README.md, "Relay").
     private func outboxWrite<T: Sendable>(_ what: String, synced: Bool = true,
                                           _ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        let value: T
         do {
-            if synced || durability == .normal { return try await database.write(body) }
-            let restore = "PRAGMA synchronous = \(durability.pragma)"
-            return try await database.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                let outcome = Result { () throws -> T in
-                    var value: T?
-                    try db.inTransaction {
-                        value = try body(db)
-                        return .commit
-                    }
-                    return value!
-                }
-                // Restored before anything else runs on the writer: the next postback commit syncs again.
-                try db.execute(sql: restore)
-                return try outcome.get()
-            }
+            value = try await outboxTransaction(synced: synced, body)
         } catch {
             throw StoreError(.writeFailed, "cannot \(what): \(error)")
+        }
+        // The relay's commits grow the WAL as postbacks do: a tail a checkpoint left for the writer is copied after
+        // them too, or a process that only relays (`skan relay`, a drain) would stop checkpointing.
+        await checkpointIfBehind()
+        return value
+    }
+
+    private func outboxTransaction<T: Sendable>(synced: Bool, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        if synced || durability == .normal { return try await database.write(body) }
+        let restore = "PRAGMA synchronous = \(durability.pragma)"
+        return try await database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            let outcome = Result { () throws -> T in
+                var value: T?
+                try db.inTransaction {
+                    value = try body(db)
+                    return .commit
+                }
+                return value!
+            }
+            // Restored before anything else runs on the writer: the next postback commit syncs again.
+            try db.execute(sql: restore)
+            return try outcome.get()
         }
     }
 }

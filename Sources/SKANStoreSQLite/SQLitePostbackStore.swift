@@ -165,7 +165,7 @@ public final class SQLitePostbackStore: PostbackStore {
     /// moment when every frame was copied, or a background checkpoint left the writer a short tail
     /// (``SQLiteCheckpointer/wantsTail``), the writer waits for one checkpoint with no commit beside it, so that its
     /// next transaction starts the WAL again. The postbacks before it are committed: nothing it meets fails them.
-    private func checkpointIfBehind() async {
+    func checkpointIfBehind() async {
         guard let (checkpointer, watch) = checkpoints,
               watch.frames.load(ordering: .relaxed) >= watch.limits.writer || checkpointer.wantsTail else { return }
         await checkpointer.checkpointAndWait()
