@@ -85,6 +85,11 @@ public struct FrontDoor: Sendable {
     public func running(_ gate: ConnectionBudget.Gate?, then: @escaping @Sendable (Int) async -> Void)
         -> @Sendable (any Channel) async -> Void {
         { channel in
+            // Up to 16 connections accepted a read, not SwiftNIO's 4: under a burst (300 clients at once) the
+            // listener's event loop turns once per read among all its connections' reads, and the last ones waited
+            // 1.4 s in the kernel's queue, their clock running. A read may take the budget 15 past its limit, well
+            // within the descriptors ``DescriptorLimit/reserve`` keeps.
+            try? await channel.setOption(ChannelOptions.maxMessagesPerRead, value: 16)
             gate?.bound(channel)
             await then(channel.localAddress?.port ?? 0)
         }

@@ -22,7 +22,7 @@ struct FrontDoorTests {
         case .collectorDevice: "/postbacks"
         case .signerPrivate: "/v1/impressions"
         case .signerPublic: "/.well-known/skadnetwork/get-signed-payload"
-        case .collectorAdmin, .dashboard: "/healthz"
+        case .collectorAdmin, .serveDashboard, .dashboard: "/healthz"
         }
         return "POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
     }

@@ -19,6 +19,7 @@ enum ListenerUnderTest: String, CaseIterable, Sendable, CustomTestStringConverti
     case collectorAdmin = "collector admin port"
     case signerPrivate = "signer private port"
     case signerPublic = "signer public port"
+    case serveDashboard = "serve's dashboard port"
     case dashboard = "dashboard"
 
     var testDescription: String { rawValue }
@@ -27,6 +28,7 @@ enum ListenerUnderTest: String, CaseIterable, Sendable, CustomTestStringConverti
     var listenersInProcess: Int {
         switch self {
         case .collectorDevice, .collectorAdmin, .signerPrivate, .signerPublic: 2
+        case .serveDashboard: 3
         case .dashboard: 1
         }
     }
@@ -41,7 +43,7 @@ enum ListenerUnderTest: String, CaseIterable, Sendable, CustomTestStringConverti
         switch self {
         case .collectorDevice: "POST /postbacks HTTP/1.1\r\nHost: t\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n\r\n"
         case .signerPrivate: "POST /v1/impressions HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
-        case .collectorAdmin, .signerPublic, .dashboard: Self.probe
+        case .collectorAdmin, .signerPublic, .serveDashboard, .dashboard: Self.probe
         }
     }
 
@@ -50,13 +52,21 @@ enum ListenerUnderTest: String, CaseIterable, Sendable, CustomTestStringConverti
     func serve<T: Sendable>(timeouts: FrontDoor.Timeouts, limit: Int? = nil, logger: Logger = Self.quiet,
                             _ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
         switch self {
-        case .collectorDevice, .collectorAdmin:
+        case .collectorDevice, .collectorAdmin, .serveDashboard:
             let configuration = CollectorConfiguration(port: 0, idleTimeout: timeouts.idle, requestTimeout: timeouts.request,
                                                        writeTimeout: timeouts.write, unsentLimit: timeouts.unsentLimit,
                                                        maximumConnections: limit)
             let collector = try Collector(configuration: configuration,
                                           store: try SQLitePostbackStore(inMemoryWith: RejectionCap()),
                                           verifier: TestPostbacks.verifier, logger: logger)
+            if self == .serveDashboard {
+                // Beside the collector in its one service group, through its front door, as `skan serve
+                // --dashboard-port` runs it.
+                var composition = collector.composition()
+                composition.add(DashboardServer(dashboard: try await Dashboard(reader: EmptyReader()), access: .loopback,
+                                                port: 0, logger: logger, frontDoor: collector.frontDoor))
+                return try await composition.serve { bound in try await body(bound["dashboard"] ?? 0) }
+            }
             let device = self == .collectorDevice
             return try await collector.serve(onPorts: { ports in try await body(device ? ports.device : ports.admin) })
         case .signerPrivate, .signerPublic:
