@@ -304,7 +304,8 @@ let package = Package(
         .testTarget(
             name: "SKANDashboardTests",
             dependencies: [
-                "SKANDashboard", "SKANHTTP", "SKANReports", "SKANStore", "SKANCore", "SKANTestSupport",
+                "SKANDashboard", "SKANHTTP", "SKANReports", "SKANStore", "SKANStoreSQLite", "SKANStorePostgres", "SKANCore",
+                "SKANTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

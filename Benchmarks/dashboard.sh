@@ -12,6 +12,9 @@
 #   BINS="/tmp/skan-old .build/release/skan" Benchmarks/dashboard.sh
 #                                                 # each build in turn over the same database (SKAN_BIN, or the
 #                                                 # release build, makes it): a before and after under one load
+#   HTML=/tmp/pages BINS="/tmp/skan-old .build/release/skan" Benchmarks/dashboard.sh
+#                                                 # also keeps each page of each build (HTML/<label>/<page>.html):
+#                                                 # diff -r the two builds' folders for pages that must not change
 #
 # The rows are generated in SQL, not posted: 30 days, 8 networks and 90 campaigns of skewed popularity, SKAdNetwork
 # 4.0 tiers (2-, 3- and 4-digit source identifiers; fine values only at 4 digits in window 0, skewed towards few
@@ -33,6 +36,11 @@ fi
 # The six pages as they open (no filter: the rollup without campaigns), then views of one campaign and the
 # installs chart stacked by campaign (the rollup with campaigns).
 pages="/ /values /windows /frameworks /refused /live /?campaign=10 /values?campaign=10 /?stack=campaign"
+# The installs chart stacked by campaign in each filter the page has, alone and combined (issue 36): a network, a
+# window, both, a campaign with them, and a date range alone and with a network.
+pages="$pages /?stack=campaign&network=net3.skadnetwork /?stack=campaign&window=0 /?stack=campaign&window=1
+  /?stack=campaign&network=net3.skadnetwork&window=0 /?stack=campaign&network=net3.skadnetwork&window=2&campaign=10
+  /?stack=campaign&from=2026-03-08&to=2026-03-14 /?stack=campaign&from=2026-03-08&to=2026-03-14&network=net3.skadnetwork"
 
 # One SELECT list for both engines (booleans as \$T and \$F): a, b, c, d uniform in 0..999 give each field, skewed
 # by cubing.
@@ -75,7 +83,14 @@ measure() {
     echo "$label: page, median of $ROUNDS (ms), bytes; $(date -u +%FT%TZ), $(nproc) cores"
     for page in $pages; do
         local times=() bytes=0
-        curl -sf -o /dev/null "http://127.0.0.1:$port$page"   # the first request warms the page cache
+        # The first request warms the page cache; with HTML=DIR it is kept, one file per page and build, so that two
+        # builds' pages over one database can be compared byte for byte (cmp -r).
+        local keep=/dev/null
+        if [ -n "${HTML:-}" ]; then
+            local folder="$HTML/$(printf '%s' "$label" | tr -c 'A-Za-z0-9.-' '_')"
+            mkdir -p "$folder"; keep="$folder/$(printf '%s' "$page" | tr -c 'A-Za-z0-9=.-' '_').html"
+        fi
+        curl -sf -o "$keep" "http://127.0.0.1:$port$page"
         for _ in $(seq "$ROUNDS"); do
             read -r t bytes < <(curl -sf -o /dev/null -w '%{time_total} %{size_download}\n' "http://127.0.0.1:$port$page")
             times+=("$(awk -v t="$t" 'BEGIN {printf "%.1f", t * 1000}')")
@@ -149,7 +164,8 @@ if [[ " $PARTS " == *" postgres "* ]]; then
     "$skan" ingest --db "$url" /dev/null >/dev/null 2>&1 || true
     start=$(date +%s)
     "$psql" -X -q "$url" -c "SET synchronous_commit = off;
-      DROP TABLE IF EXISTS postback_rollups, postback_rollups_by_tier, postback_rollups_by_campaign_day; DELETE FROM skan_migrations WHERE id IN ('0005-rollups', '0006-campaign-days');
+      DROP TABLE IF EXISTS postback_rollups, postback_rollups_by_tier, postback_rollups_by_campaign_day, postback_rollups_by_campaign;
+      DELETE FROM skan_migrations WHERE id IN ('0005-rollups', '0006-campaign-days', '0013-campaign-totals');
       INSERT INTO postbacks ($names)
       SELECT $(columns | sed -E 's/sk\(([a-d])\)/(\1 * \1 \/ 1000 * \1 \/ 1000)/g; s/printf_tx/tx/') FROM (
         SELECT *, CASE WHEN w = 0 THEN CASE WHEN d < 400 THEN 4 WHEN d < 700 THEN 3 ELSE 2 END
