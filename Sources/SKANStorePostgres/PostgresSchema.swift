@@ -81,10 +81,6 @@ enum PostgresSchema {
         ("0012-client-address", PostbackTable.addedColumns.map {
             "ALTER TABLE \(PostbackTable.name) ADD COLUMN \($0.name) \(type(of: $0.kind))"
         }),
-        // Each source identifier's totals by network and window over every day (PostbackRollup.campaignTotals): the
-        // overview stacked by campaign in a view of one network or window ranks from it. The rows already stored are
-        // counted once, here.
-        ("0013-campaign-totals", made(PostbackRollup.campaignTotals) + [campaignIndex(PostbackRollup.campaignTotals)].compactMap { $0 }),
     ]
 
     /// The campaign-day rollup in the order a report by day and campaign groups and sorts it (the expressions and

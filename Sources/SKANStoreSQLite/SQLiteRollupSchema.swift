@@ -9,7 +9,7 @@ enum SQLiteRollupSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("rollups-0001") { db in
-            for rollup in PostbackRollup.beforeCampaignTotals {
+            for rollup in PostbackRollup.all {
                 try db.execute(sql: table(rollup))
             }
             try db.execute(sql: """
@@ -18,20 +18,12 @@ enum SQLiteRollupSchema {
                     folded_through INTEGER NOT NULL
                 ) WITHOUT ROWID
                 """)
-            for rollup in PostbackRollup.beforeCampaignTotals {
+            for rollup in PostbackRollup.all {
                 try db.execute(sql: "INSERT OR IGNORE INTO \(SQLiteRollupFold.watermarkTable) (rollup, folded_through) VALUES (?, 0)",
                                arguments: [rollup.name])
             }
             // Which database the rollups count (``adopt(_:)``): none yet.
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(identityTable) (database TEXT NOT NULL)")
-        }
-        migrator.registerMigration("rollups-0002-campaign-totals") { db in
-            // Each source identifier's totals by network and window (PostbackRollup.campaignTotals), for the overview
-            // stacked by campaign in a view of one network or window. Its watermark starts at 0: the folder counts
-            // the rows already stored in steps, as it counts any behind, and reads add what it has not counted yet.
-            try db.execute(sql: table(PostbackRollup.campaignTotals))
-            try db.execute(sql: "INSERT OR IGNORE INTO \(SQLiteRollupFold.watermarkTable) (rollup, folded_through) VALUES (?, 0)",
-                           arguments: [PostbackRollup.campaignTotals.name])
         }
         return migrator
     }
@@ -99,7 +91,7 @@ enum SQLiteRollupSchema {
         try rollups.writeWithoutTransaction { db in
             try db.inTransaction(.deferred) {
                 let database = SQLiteRollupFolder.attachedDatabase
-                for rollup in PostbackRollup.beforeCampaignTotals {
+                for rollup in PostbackRollup.all {
                     let columns = (rollup.key().map(\.name) + rollup.counts).joined(separator: ", ")
                     try db.execute(sql: """
                         DELETE FROM main.\(rollup.name);
@@ -113,12 +105,6 @@ enum SQLiteRollupSchema {
                     INSERT INTO main.\(SQLiteRollupFold.watermarkTable) (rollup, folded_through)
                         SELECT rollup, folded_through FROM \(database).\(SQLiteRollupFold.watermarkTable)
                     """)
-                // The rollups the database never kept start empty, their watermarks at 0: the folder counts every row.
-                for rollup in PostbackRollup.all where !PostbackRollup.beforeCampaignTotals.contains(where: { $0.name == rollup.name }) {
-                    try db.execute(sql: "DELETE FROM main.\(rollup.name)")
-                    try db.execute(sql: "INSERT OR REPLACE INTO main.\(SQLiteRollupFold.watermarkTable) (rollup, folded_through) VALUES (?, 0)",
-                                   arguments: [rollup.name])
-                }
                 return .commit
             }
         }

@@ -186,7 +186,7 @@ enum SQLiteSchema {
             // Installs by campaign and day read a rollup of one row per day and campaign with its counts;
             // the trigger is made again to keep it too.
             try db.execute(sql: rollupTable(PostbackRollup.campaignDays) + ";\n" + PostbackRollup.campaignDays.backfill())
-            try db.execute(sql: "DROP TRIGGER \(rollupTriggerName);\n" + rollupTrigger(PostbackRollup.beforeCampaignTotals))
+            try db.execute(sql: "DROP TRIGGER \(rollupTriggerName);\n" + rollupTrigger(PostbackRollup.all))
         }
         migrator.registerMigration("0008-rollups-folded") { db in
             // The writer folds postbacks into the rollups many at a time (SQLiteRollupFold) instead of a trigger
@@ -196,7 +196,7 @@ enum SQLiteSchema {
             // under `IS`, so the new unique index holds.
             // The rollup with campaigns loses its campaign index: its key index now leads with the campaign.
             try db.execute(sql: "DROP TRIGGER \(rollupTriggerName)")
-            for rollup in PostbackRollup.beforeCampaignTotals {
+            for rollup in PostbackRollup.all {
                 try db.execute(sql: "DROP INDEX \(rollup.name)_key;\n" + SQLiteRollupFold.keyIndex(rollup))
                 if SQLiteRollupFold.leadsWithCampaign(rollup) { try db.execute(sql: "DROP INDEX \(rollup.name)_campaign") }
             }
@@ -206,7 +206,7 @@ enum SQLiteSchema {
                     folded_through INTEGER NOT NULL
                 ) WITHOUT ROWID
                 """)
-            for rollup in PostbackRollup.beforeCampaignTotals {
+            for rollup in PostbackRollup.all {
                 try db.execute(sql: """
                     INSERT INTO \(SQLiteRollupFold.watermarkTable) (rollup, folded_through)
                         SELECT ?, COALESCE(max(id), 0) FROM \(PostbackTable.name)
@@ -235,7 +235,7 @@ enum SQLiteSchema {
                 """, arguments: [UUID().uuidString])
             guard let rollups else { return }
             try SQLiteRollupSchema.copyFromDatabase(into: rollups)
-            for rollup in PostbackRollup.beforeCampaignTotals {
+            for rollup in PostbackRollup.all {
                 try db.execute(sql: "DROP TABLE \(rollup.name)")
             }
             try db.execute(sql: "DROP TABLE \(SQLiteRollupFold.watermarkTable)")

@@ -25,9 +25,6 @@ struct RollupFolderTests {
         return (marks.min() ?? -1, last, marks)
     }
 
-    /// `mark` as the watermark of every rollup the file keeps.
-    static func every(_ mark: Int) -> [Int] { Array(repeating: mark, count: PostbackRollup.all.count) }
-
     @Test("the folder keeps every rollup within a step of the writer; a clean close folds the rest")
     func keepsUp() async throws {
         let location = try Location.make(.sqlite)
@@ -48,7 +45,7 @@ struct RollupFolderTests {
         #expect(stored > 150 && sawUnfolded)
         #expect(try await RollupTests.expectRollupsEqualScan(location, "folded beside the writer") == stored)
         try await store.close()
-        #expect(try await Self.lag(path).marks == Self.every(stored), "a clean close folds the rest")
+        #expect(try await Self.lag(path).marks == [stored, stored, stored], "a clean close folds the rest")
     }
 
     @Test("a write does not wait for a fold: with the rollups file locked, postbacks are stored and counted",
@@ -76,12 +73,12 @@ struct RollupFolderTests {
         // The writes take milliseconds alone; 30 s leaves room for a loaded machine and stays far from the 60 s a
         // write would wait behind the fold.
         #expect(elapsed < .seconds(30), "\(elapsed) to store \(stored) postbacks beside a locked rollups file")
-        #expect(try await Self.lag(path).marks == Self.every(0), "nothing folded while the lock was held")
+        #expect(try await Self.lag(path).marks == [0, 0, 0], "nothing folded while the lock was held")
         #expect(try await RollupTests.expectRollupsEqualScan(location, "with the rollups file locked") == stored)
         try await blocker.writeWithoutTransaction { db in try db.execute(sql: "ROLLBACK") }
         try blocker.close()
         try await store.close()
-        #expect(try await Self.lag(path).marks == Self.every(stored))
+        #expect(try await Self.lag(path).marks == [stored, stored, stored])
     }
 
     @Test("a rollups file that is removed is made again: reads count every row, the next store folds them")
@@ -95,7 +92,7 @@ struct RollupFolderTests {
         try FileManager.default.removeItem(atPath: SQLitePostbackStore.rollupsPath(for: path))
         #expect(!FileManager.default.fileExists(atPath: SQLitePostbackStore.rollupsPath(for: path) + "-wal"), "a clean close leaves no WAL")
         #expect(try await RollupTests.expectRollupsEqualScan(location, "rollups file removed") == stored)
-        #expect(try await Self.lag(path).marks == Self.every(0), "made again, empty")
+        #expect(try await Self.lag(path).marks == [0, 0, 0], "made again, empty")
         // A store that opens folds what waits (a step's worth or more) without waiting for a write.
         store = try await SQLitePostbackStore.open(path: path, durability: .normal, folding: RollupFolding(step: 64, idleMinimum: 64))
         await store.waitForFolds()

@@ -69,7 +69,7 @@ struct RollupTests {
                 }
             case .postgres(_, let url):
                 _ = try #require(PostgresTestServer.shared).psql(url, """
-                    \(PostbackRollup.all.map { "DROP TABLE \($0.name);" }.joined(separator: " ")) DELETE FROM skan_migrations WHERE id IN ('0005-rollups', '0006-campaign-days', '0013-campaign-totals')
+                    \(PostbackRollup.all.map { "DROP TABLE \($0.name);" }.joined(separator: " ")) DELETE FROM skan_migrations WHERE id IN ('0005-rollups', '0006-campaign-days')
                     """)
             }
         }
@@ -92,9 +92,6 @@ struct RollupTests {
             Q(dimensions: [.campaign], filters: [Q.Filter(.tier, equals: "4"), Q.Filter(.interaction, equals: "click")]),
             Q(dimensions: [.window], filters: [Q.Filter(.conversionValue, equals: nil)]),
             Q(dimensions: [], filters: [Q.Filter(.network, equals: "nobody")]),
-            // The overview stacked by campaign in a view of one window: each campaign's totals, no day.
-            Q(dimensions: [.campaign], filters: [Q.Filter(.window, equals: "0")]),
-            Q(dimensions: [.campaign, .network, .window, .framework]),
         ]
         return queries
     }()
@@ -136,14 +133,10 @@ struct RollupTests {
             #expect(views.count == 18)
             for query in queries + views {
                 // The smallest rollup that holds the query: the one without campaigns unless the query reads them, then
-                // campaigns' totals by network and window unless it reads a day, then campaigns by day with their
-                // counts unless it also reads what decides the counts.
+                // campaigns by day with their counts unless it also reads what decides the counts.
                 let readsCampaigns = query.dimensions.contains(.campaign) || query.filters.contains { $0.dimension == .campaign }
                 let used = Set(query.dimensions + query.filters.map(\.dimension))
-                let readsDays = used.contains(.day) || query.from != nil || query.to != nil
                 let smallest = !readsCampaigns ? PostbackRollup.withoutCampaigns
-                    : !readsDays && used.isSubset(of: [.campaign, .network, .window, .framework]) && !query.splitsByValue
-                    ? PostbackRollup.campaignTotals
                     : used.isSubset(of: [.day, .campaign, .framework]) && !query.splitsByValue
                     ? PostbackRollup.campaignDays : PostbackRollup.withCampaigns
                 #expect(Self.table(reader.statement(for: query).sql) == smallest.name, "\(query) reads \(smallest.name)")

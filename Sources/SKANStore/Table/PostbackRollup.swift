@@ -12,9 +12,6 @@ public struct PostbackRollup: Sendable {
     public let name: String
     /// The columns of ``PostbackTable`` it keeps as they are, after ``day``.
     public let columns: [PostbackColumn]
-    /// Whether it keeps the arrival ``day`` first in its key: a rollup without it holds each key's totals over every
-    /// day, and cannot answer a query that groups by day or has a date range.
-    public let keepsDay: Bool
     /// Whether it keeps ``tier`` (the digits of the source identifier) instead of the identifier itself.
     public let keepsTier: Bool
     /// Whether each row keeps the counts of ``AggregateRow`` (``measures``) beside ``count``, rather than the columns
@@ -77,7 +74,7 @@ public struct PostbackRollup: Sendable {
             PostbackTable.fidelityType, PostbackTable.didWin, PostbackTable.postbackSequenceIndex,
             PostbackTable.conversionValue, PostbackTable.coarseConversionValue,
         ],
-        keepsDay: true, keepsTier: true, keepsMeasures: false,
+        keepsTier: true, keepsMeasures: false,
         dimensions: [.network, .fidelity, .didWin, .redownload, .window, .tier, .conversionValue, .coarseValue, .day,
                      .framework, .conversionType, .interaction])
 
@@ -90,7 +87,7 @@ public struct PostbackRollup: Sendable {
     public static let campaignDays = PostbackRollup(
         name: "postback_rollups_by_campaign_day",
         columns: [PostbackTable.framework, PostbackTable.campaignID, PostbackTable.sourceIdentifier],
-        keepsDay: true, keepsTier: false, keepsMeasures: true,
+        keepsTier: false, keepsMeasures: true,
         dimensions: [.day, .campaign, .framework])
 
     /// The same with the campaign number and the source identifier: for a view of one campaign, or by campaign.
@@ -101,31 +98,14 @@ public struct PostbackRollup: Sendable {
             PostbackTable.conversionType, PostbackTable.redownload, PostbackTable.fidelityType, PostbackTable.didWin,
             PostbackTable.postbackSequenceIndex, PostbackTable.conversionValue, PostbackTable.coarseConversionValue,
         ],
-        keepsDay: true, keepsTier: false, keepsMeasures: false,
+        keepsTier: false, keepsMeasures: false,
         dimensions: withoutCampaigns.dimensions.union([.campaign]))
-
-    /// Each source identifier's counts per network and window over every day: what the overview stacked by campaign
-    /// ranks its campaigns from in a view of one network or one window (and what the campaigns table lists). Over the
-    /// dashboard benchmark's 10,000,000 postbacks, 62,633 rows where ``campaignDays`` cannot filter by network or
-    /// window and ``withCampaigns``, which can, has 3,256,051 (2.5 s to read whole on SQLite for a view of window 0).
-    /// No day: every day of a network multiplies it by the days kept (1,095,571 rows by day over 30 days), so a view
-    /// with a date range reads the rollups by day.
-    public static let campaignTotals = PostbackRollup(
-        name: "postback_rollups_by_campaign",
-        columns: [PostbackTable.framework, PostbackTable.adNetworkID, PostbackTable.postbackSequenceIndex,
-                  PostbackTable.campaignID, PostbackTable.sourceIdentifier],
-        keepsDay: false, keepsTier: false, keepsMeasures: true,
-        dimensions: [.campaign, .network, .window, .framework])
 
     /// The rollups of the first migration that made them (the engines' migrations 0006 and 0005), which later migrations add to.
     public static let first = [withoutCampaigns, withCampaigns]
 
-    /// The rollups the SQLite database's own migrations kept (0007 to 0013, before the rollups moved to a file of
-    /// their own), and PostgreSQL's before its 0013: what those migrations read and write, whatever is added later.
-    public static let beforeCampaignTotals = [withoutCampaigns, campaignDays, withCampaigns]
-
     /// Every rollup the engines keep, smallest first: the order ``choose(for:)`` tries them in.
-    public static let all = [withoutCampaigns, campaignTotals, campaignDays, withCampaigns]
+    public static let all = [withoutCampaigns, campaignDays, withCampaigns]
 
     /// The smallest rollup that covers `query`, or `nil` when only the postbacks can answer it.
     public static func choose(for query: AggregateQuery) -> PostbackRollup? {
@@ -138,15 +118,15 @@ public struct PostbackRollup: Sendable {
         let used = query.dimensions + query.filters.map(\.dimension)
         guard used.allSatisfy(dimensions.contains), !(keepsMeasures && query.splitsByValue) else { return false }
         let usesDay = used.contains(.day) || query.from != nil || query.to != nil
-        return !usesDay || (keepsDay && query.day == .arrival)
+        return !usesDay || query.day == .arrival
     }
 
     /// The key: each column's name, its kind, whether it may be absent, and its value as an expression over a
     /// `postbacks` row whose columns are written `row` + name (`NEW.` in a trigger, empty in a SELECT).
     public func key(row: String = "") -> [(name: String, kind: PostbackColumn.Kind, isNullable: Bool, value: String)] {
-        var key: [(name: String, kind: PostbackColumn.Kind, isNullable: Bool, value: String)] = keepsDay ? [
+        var key: [(name: String, kind: PostbackColumn.Kind, isNullable: Bool, value: String)] = [
             (Self.day, .text, false, "substr(\(row)\(PostbackTable.receivedAt.name), 1, 10)"),
-        ] : []
+        ]
         key += columns.map { ($0.name, $0.kind, $0.isNullable, row + $0.name) }
         if keepsTier { key.append((Self.tier, .integer, true, "length(\(row)\(PostbackTable.sourceIdentifier.name))")) }
         return key
