@@ -78,8 +78,9 @@ public struct Collector: Sendable {
 
     /// Adds the collector's device-facing routes (and its `Host` check) to `router`: the postback paths and
     /// `/healthz`, so that they can be served beside another device-facing service's routes on one listener.
-    /// ``application(onServerRunning:)`` serves them on their own.
-    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+    /// ``application(onServerRunning:)`` serves them on their own. The context carries the peer's address, from
+    /// which each postback's client address is resolved (`PeerRequestContext` does).
+    public func addRoutes<Context: RemoteAddressRequestContext>(to router: Router<Context>) {
         CollectorRouter.add(to: router, pipeline: pipeline, store: store, metrics: metrics, failureLog: failureLog,
                             configuration: configuration)
     }

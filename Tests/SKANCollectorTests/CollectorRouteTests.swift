@@ -4,6 +4,7 @@ import Logging
 import HummingbirdTesting
 import SKANCollector
 import SKANCore
+import SKANHTTP
 import SKANStore
 import SKANStoreSQLite
 import SKANTestSupport
@@ -108,12 +109,12 @@ struct CollectorRouteTests {
         let collector = try Collector(configuration: CollectorConfiguration(port: 0),
                                       store: try SQLitePostbackStore(inMemoryWith: RejectionCap()),
                                       verifier: TestPostbacks.verifier, logger: Logger(label: "test"))
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: PeerRequestContext.self)
         router.get("/other") { _, _ in "other service" }
         collector.addRoutes(to: router)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await collector.writer.run() }
-            try await Application(router: router).test(.router) { client async throws in
+            try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { client async throws in
                 #expect(try await H.get(client, "/other").body == "other service")
                 #expect(try await H.post(client, Array(TestPostbacks.postback().json.utf8)).status == 200)
                 #expect(try await H.get(client, "/healthz").status == 200)

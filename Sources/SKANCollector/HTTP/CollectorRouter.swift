@@ -28,8 +28,9 @@ enum CollectorRouter {
     }
 
     /// Adds the device-facing middleware and routes to `router`, which may carry another service's routes too:
-    /// the postbacks and `/healthz`, nothing an operator reads.
-    static func add<Context: RequestContext>(to router: Router<Context>, pipeline: PostbackPipeline,
+    /// the postbacks and `/healthz`, nothing an operator reads. The context knows the peer's address: a postback's
+    /// client address is resolved from it (``ClientAddress``).
+    static func add<Context: RemoteAddressRequestContext>(to router: Router<Context>, pipeline: PostbackPipeline,
                                              store: any PostbackStore, metrics: CollectorMetrics,
                                              failureLog: StoreFailureLog, configuration: CollectorConfiguration) {
         // First, so that it guards every route and the 404s alike, as the event-loop path does for postbacks.
@@ -37,7 +38,7 @@ enum CollectorRouter {
         for path in configuration.postbackPaths {
             router.post(RouterPath(path)) { request, context in
                 let start = ContinuousClock.now
-                let result = await receive(request, peer: (context as? any RemoteAddressRequestContext)?.remoteAddress,
+                let result = await receive(request, peer: context.remoteAddress,
                                            path: path, pipeline: pipeline, configuration: configuration)
                 metrics.record(result, since: start)
                 return HTTPReplies.reply(result.reply)
