@@ -37,10 +37,9 @@ final class SQLiteCheckpointer: Sendable {
         var tail: Int = 256
     }
 
-    /// The WAL hook's context: the frame count the writer's last commit left and the checkpointer to ask.
-    /// Retained by the hook until ``SQLiteCheckpointer/detach(from:)``.
+    /// The WAL hook's context: the limits and the checkpointer to tell of each commit's frame count
+    /// (``SQLiteCheckpointer/walFrames``). Retained by the hook until ``SQLiteCheckpointer/detach(from:)``.
     final class Watch: Sendable {
-        let frames = Atomic<Int>(0)
         let limits: Limits
         let checkpointer: SQLiteCheckpointer
 
@@ -73,6 +72,9 @@ final class SQLiteCheckpointer: Sendable {
         tailLimit = tail > 0 ? tail : nil
     }
 
+    /// The frames the writer's last commit left in the WAL, as its hook saw them.
+    var walFrames: Int { frames.load(ordering: .relaxed) }
+
     /// How many checkpoints this checkpointer has completed: for tests.
     var completed: Int { state.withLock { $0.completed } }
 
@@ -88,7 +90,6 @@ final class SQLiteCheckpointer: Sendable {
         sqlite3_wal_hook(db.sqliteConnection, { context, _, _, frames in
             guard let context else { return SQLITE_OK }
             let watch = Unmanaged<Watch>.fromOpaque(context).takeUnretainedValue()
-            watch.frames.store(Int(frames), ordering: .relaxed)
             watch.checkpointer.frames.store(Int(frames), ordering: .relaxed)
             if Int(frames) >= watch.limits.request { watch.checkpointer.request() }
             return SQLITE_OK

@@ -167,7 +167,7 @@ public final class SQLitePostbackStore: PostbackStore {
     /// next transaction starts the WAL again. The postbacks before it are committed: nothing it meets fails them.
     func checkpointIfBehind() async {
         guard let (checkpointer, watch) = checkpoints,
-              watch.frames.load(ordering: .relaxed) >= watch.limits.writer || checkpointer.wantsTail else { return }
+              checkpointer.walFrames >= watch.limits.writer || checkpointer.wantsTail else { return }
         await checkpointer.checkpointAndWait()
     }
 
@@ -180,7 +180,7 @@ public final class SQLitePostbackStore: PostbackStore {
     var backgroundCheckpoints: Int { checkpoints?.checkpointer.completed ?? 0 }
 
     /// The WAL frames the last commit left, as its hook saw them: for tests.
-    var walFrames: Int { checkpoints?.watch.frames.load(ordering: .relaxed) ?? 0 }
+    var walFrames: Int { checkpoints?.checkpointer.walFrames ?? 0 }
 
     public func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback] {
         do {
