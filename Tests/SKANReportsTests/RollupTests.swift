@@ -307,6 +307,28 @@ struct RollupTests {
         #expect(plan.joined().contains("USING INDEX \(PostbackRollup.withCampaigns.name)_key"), "\(plan)")
     }
 
+    @Test("on SQLite a view by campaign over a date range finds its rollup rows by the day index, not by reading every row")
+    func dayIndex() async throws {
+        let location = try Location.make(.sqlite)
+        let store = try await location.store()
+        try await store.close()
+        guard case .sqlite(let path) = location else { return }
+        // The overview of one network stacked by campaign over a week: its ranking of campaigns.
+        let query = AggregateQuery(dimensions: [.campaign], from: "2026-03-08", to: "2026-03-14",
+                                   filters: [AggregateQuery.Filter(.network, equals: "net3.skadnetwork")])
+        #expect(PostbackRollup.choose(for: query)?.name == PostbackRollup.withCampaigns.name)
+        let (sql, arguments) = SQLitePostbackReader.statement(for: query)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS rollups", arguments: [SQLitePostbackStore.rollupsPath(for: path)])
+        }
+        let plan = try await queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
+        }
+        try queue.close()
+        #expect(plan.joined().contains("USING INDEX \(PostbackRollup.withCampaigns.name)_day"), "\(plan)")
+    }
+
     @Test("the measures read only the columns PostbackRollup.measuredColumns names, which a SQLite fold copies")
     func measuredColumns() {
         let conditions = PostbackRollup.measures().map(\.condition).joined(separator: " ")
