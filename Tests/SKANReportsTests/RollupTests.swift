@@ -287,13 +287,12 @@ struct RollupTests {
         return stored
     }
 
-    @Test("on SQLite a view of one campaign finds its rollup rows by an index, not by reading every row")
-    func campaignIndex() async throws {
+    /// SQLite's plan for `query` as the reader states it, over a fresh file's database and rollups.
+    static func sqlitePlan(_ query: AggregateQuery) async throws -> [String] {
         let location = try Location.make(.sqlite)
         let store = try await location.store()
         try await store.close()
-        guard case .sqlite(let path) = location else { return }
-        let query = AggregateQuery(dimensions: [.conversionValue], filters: [AggregateQuery.Filter(.campaign, equals: "10")])
+        guard case .sqlite(let path) = location else { return [] }
         let (sql, arguments) = SQLitePostbackReader.statement(for: query)
         let queue = try DatabaseQueue(path: path)
         try await queue.writeWithoutTransaction { db in
@@ -303,29 +302,24 @@ struct RollupTests {
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
         }
         try queue.close()
+        return plan
+    }
+
+    @Test("on SQLite a view of one campaign finds its rollup rows by an index, not by reading every row")
+    func campaignIndex() async throws {
+        let plan = try await Self.sqlitePlan(AggregateQuery(dimensions: [.conversionValue],
+                                                            filters: [AggregateQuery.Filter(.campaign, equals: "10")]))
         // Its key index, which leads with the campaign (SQLiteRollupFold.conflictTarget).
         #expect(plan.joined().contains("USING INDEX \(PostbackRollup.withCampaigns.name)_key"), "\(plan)")
     }
 
     @Test("on SQLite a view by campaign over a date range finds its rollup rows by the day index, not by reading every row")
     func dayIndex() async throws {
-        let location = try Location.make(.sqlite)
-        let store = try await location.store()
-        try await store.close()
-        guard case .sqlite(let path) = location else { return }
         // The overview of one network stacked by campaign over a week: its ranking of campaigns.
         let query = AggregateQuery(dimensions: [.campaign], from: "2026-03-08", to: "2026-03-14",
                                    filters: [AggregateQuery.Filter(.network, equals: "net3.skadnetwork")])
         #expect(PostbackRollup.choose(for: query)?.name == PostbackRollup.withCampaigns.name)
-        let (sql, arguments) = SQLitePostbackReader.statement(for: query)
-        let queue = try DatabaseQueue(path: path)
-        try await queue.writeWithoutTransaction { db in
-            try db.execute(sql: "ATTACH DATABASE ? AS rollups", arguments: [SQLitePostbackStore.rollupsPath(for: path)])
-        }
-        let plan = try await queue.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
-        }
-        try queue.close()
+        let plan = try await Self.sqlitePlan(query)
         #expect(plan.joined().contains("USING INDEX \(PostbackRollup.withCampaigns.name)_day"), "\(plan)")
     }
 
