@@ -57,7 +57,10 @@ struct CrashRecoveryTests {
             }
             group.addTask {
                 // Kill mid-load, without warning: no graceful shutdown, no checkpoint.
-                while acknowledged.ids.withLock({ $0.count }) < 300 { try? await Task.sleep(for: .milliseconds(5)) }
+                // Bounded: were every worker to give up first (no answer in 10 s), 300 would never come.
+                _ = await RelayCrashTests.eventually(seconds: 60, every: .milliseconds(5)) {
+                    acknowledged.ids.withLock { $0.count } >= 300
+                }
                 first.kill(SIGKILL)
             }
         }

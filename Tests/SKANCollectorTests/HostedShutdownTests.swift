@@ -94,9 +94,9 @@ struct HostedShutdownTests {
             }
             group.addTask {
                 // Mid-load, on every listener at once.
-                while acknowledged.ids.withLock({ $0.count }) < 300 || counts.signed.load(ordering: .relaxed) < 3
-                        || counts.pages.load(ordering: .relaxed) < 1 {
-                    try? await Task.sleep(for: .milliseconds(5))
+                _ = await RelayCrashTests.eventually(seconds: 60, every: .milliseconds(5)) {
+                    acknowledged.ids.withLock { $0.count } >= 300 && counts.signed.load(ordering: .relaxed) >= 3
+                        && counts.pages.load(ordering: .relaxed) >= 1
                 }
                 server.kill(SIGTERM)
             }

@@ -9,7 +9,7 @@ import SKANTestSupport
 import Testing
 
 /// The one rule for private listeners (``OperatorAccess``), decided on addresses, never on a host name's spelling.
-@Suite("Private listener rule", .temporaryFolder)
+@Suite("Private listener rule", .temporaryFolder, .timeLimit(.minutes(1)))
 struct OperatorAccessTests {
     static let options = OperatorAccess.Options(host: "--admin-host", tokenFile: "--admin-token-file")
     static let token = "0123456789abcdef0123"
@@ -87,7 +87,7 @@ struct OperatorAccessTests {
 }
 
 /// The collector's listeners by audience: operator routes on the admin listener only, under the rule.
-@Suite("Collector listeners by audience")
+@Suite("Collector listeners by audience", .timeLimit(.minutes(1)))
 struct CollectorListenerTests {
     typealias H = CollectorHarness
     static let operatorRoutes = ["/stats", "/metrics", "/postbacks/6aafb7a5-0170-41b5-bbe4-fe71dedf1e30"]

@@ -40,11 +40,15 @@ struct RelayCrashTests {
         }
     }
 
-    static func eventually(seconds: Double, _ condition: () -> Bool) async -> Bool {
+    /// Whether `condition` holds within `seconds`, checked every `interval`. Bounded twice over: by the deadline, and
+    /// by cancellation (a suite's time limit), after which it stops at once rather than spinning on a sleep that
+    /// throws without waiting.
+    static func eventually(seconds: Double, every interval: Duration = .milliseconds(100),
+                           _ condition: () -> Bool) async -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
             if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(100))
+            do { try await Task.sleep(for: interval) } catch { break }
         }
         return condition()
     }

@@ -41,8 +41,8 @@ struct RelayFleetCrashTests {
                 }
             }
             group.addTask {
-                while acknowledged.ids.withLock({ $0.count }) < 150 || receiver.attempts.count < 20 {
-                    try? await Task.sleep(for: .milliseconds(5))
+                _ = await RelayCrashTests.eventually(seconds: 60, every: .milliseconds(5)) {
+                    acknowledged.ids.withLock { $0.count } >= 150 && receiver.attempts.count >= 20
                 }
                 first.kill(SIGKILL)
             }

@@ -8,7 +8,7 @@ import Testing
 @testable import SKANCollector
 
 /// `skan serve --shutdown-timeout`: the deadline cuts slow clients off; it must not cut the store's close short.
-@Suite("Shutdown deadline", .temporaryFolder)
+@Suite("Shutdown deadline", .temporaryFolder, .timeLimit(.minutes(1)))
 struct ShutdownDeadlineTests {
     @Test("a shutdown past its deadline still closes a file store whole and ends without an error")
     func cleanCloseAfterDeadline() async throws {

@@ -53,7 +53,10 @@ struct StoreDamageProcessTests {
             }
             group.addTask {
                 // Past SQLite's automatic checkpoint, so that the main file holds pages, then the damage.
-                while tally.before.withLock({ $0.count }) < 3000 { try? await Task.sleep(for: .milliseconds(5)) }
+                // Bounded: were every worker to give up first (no answer in 10 s), 3,000 would never come.
+                _ = await RelayCrashTests.eventually(seconds: 60, every: .milliseconds(5)) {
+                    tally.before.withLock { $0.count } >= 3000
+                }
                 switch damage {
                 case .truncated: _ = truncate(path, 0)
                 case .walRemoved: try? FileManager.default.removeItem(atPath: path + "-wal")

@@ -12,7 +12,7 @@ import Testing
 /// The per-client rate limit of the device routes (issue 38): a token bucket per address in a bounded table, 429
 /// with `Retry-After` past the budget and never under it, on the event-loop fast path and the router alike, and
 /// `X-Forwarded-For` believed only from a trusted proxy.
-@Suite("Rate limits")
+@Suite("Rate limits", .timeLimit(.minutes(1)))
 struct RateLimitTests {
     /// A clock the test moves.
     final class TestClock: Sendable {

@@ -10,7 +10,7 @@ import Testing
 
 /// The one builder of a process's service group (issue 31): hooks before any listener or worker, one "running"
 /// call once every listener is bound, bind failures named by their option.
-@Suite("Service composition")
+@Suite("Service composition", .timeLimit(.minutes(1)))
 struct ServiceCompositionTests {
     /// Records the order things happened in.
     final class Events: Sendable {

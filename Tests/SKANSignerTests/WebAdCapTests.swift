@@ -10,7 +10,7 @@ import Testing
 
 /// Web-ad registrations are bounded (issue 32: 119,981 in 15 s, 61.5 MB, swept only with `--public-port`): past
 /// the limit a registration is refused, and expired ads are swept whether or not Safari's listener runs.
-@Suite("Web-ad registration limit and sweep")
+@Suite("Web-ad registration limit and sweep", .timeLimit(.minutes(1)))
 struct WebAdCapTests {
     static func signer(store: any WebAdStore, clock: WebAdTests.TestClock, maximum: Int,
                        sweep: Duration = .seconds(60)) throws -> Signer {

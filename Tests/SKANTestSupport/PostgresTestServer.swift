@@ -102,34 +102,16 @@ public final class PostgresTestServer: Sendable {
         try run("/bin/bash", [scriptPath] + arguments)
     }
 
-    /// Runs a program to its end and returns its standard output. posix_spawn and waitpid rather than
-    /// Foundation's `Process`, whose exit notification never came when the shared server was started from a test's
-    /// arguments with both cooperative threads waiting on it: the child stayed a zombie and the tests hung.
+    /// Runs a program to its end and returns its standard output (``ChildProcess``: without the test process's
+    /// sockets, which the script's watchdog would otherwise hold open as long as the test process lives).
     private static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("skan-pg-run-\(UUID().uuidString)").path
-        defer {
-            try? FileManager.default.removeItem(atPath: base + ".out")
-            try? FileManager.default.removeItem(atPath: base + ".err")
+        let (exitCode, output, errors): (Int32, String, String)
+        do {
+            (exitCode, output, errors) = try ChildProcess.run(executable, arguments)
+        } catch {
+            throw PostgresTestServerError(message: error.description)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, base + ".out", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, base + ".err", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw PostgresTestServerError(message: "cannot run \(executable): error \(spawned)")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        let output = (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? ""
-        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         guard exitCode == 0 else {
-            let errors = (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""
             throw PostgresTestServerError(message: "\(URL(fileURLWithPath: executable).lastPathComponent) "
                 + "\(arguments.first ?? "") exited \(exitCode): " + errors.trimmingCharacters(in: .whitespacesAndNewlines))
         }

@@ -5,8 +5,23 @@ import NIOPosix
 /// connections closed on purpose), for the suites of the servers that answer on the event loop.
 public enum RawHTTP {
     /// Sends `requests` in one write on one connection to `port`; returns everything the server sent until it had
-    /// answered `responses` times (interim 1xx replies not counted) or closed the connection.
-    public static func exchange(port: Int, _ requests: String, responses: Int) async throws -> String {
+    /// answered `responses` times (interim 1xx replies not counted) or closed the connection. Throws
+    /// ``RawHTTPTimeout`` when that takes longer than `patience`: a port that accepts and never answers (one held
+    /// open by another process) is a failure naming the port, not a test that waits for ever.
+    public static func exchange(port: Int, _ requests: String, responses: Int,
+                                patience: Duration = .seconds(30)) async throws -> String {
+        try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask { try await exchangeUnbounded(port: port, requests, responses: responses) }
+            group.addTask {
+                try await Task.sleep(for: patience)
+                throw RawHTTPTimeout(port: port, patience: patience)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    private static func exchangeUnbounded(port: Int, _ requests: String, responses: Int) async throws -> String {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -51,4 +66,13 @@ public enum RawHTTP {
         "POST \(path) HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n\(extraHeaders)"
             + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
     }
+}
+
+/// No complete answer came within the patience of ``RawHTTP/exchange(port:_:responses:patience:)``.
+public struct RawHTTPTimeout: Error, CustomStringConvertible {
+    /// The port that was asked.
+    public let port: Int
+    /// How long the exchange waited.
+    public let patience: Duration
+    public var description: String { "127.0.0.1:\(port) did not answer within \(patience)" }
 }
