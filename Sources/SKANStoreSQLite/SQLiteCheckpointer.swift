@@ -37,18 +37,6 @@ final class SQLiteCheckpointer: Sendable {
         var tail: Int = 256
     }
 
-    /// The WAL hook's context: the limits and the checkpointer to tell of each commit's frame count
-    /// (``SQLiteCheckpointer/walFrames``). Retained by the hook until ``SQLiteCheckpointer/detach(from:)``.
-    final class Watch: Sendable {
-        let limits: Limits
-        let checkpointer: SQLiteCheckpointer
-
-        init(limits: Limits, checkpointer: SQLiteCheckpointer) {
-            self.limits = limits
-            self.checkpointer = checkpointer
-        }
-    }
-
     private struct State {
         var running = false
         var again = false
@@ -60,20 +48,26 @@ final class SQLiteCheckpointer: Sendable {
     }
 
     private let path: String
-    /// ``Limits/tail``, once the writer attached (`nil`: no tail is left to the writer).
-    private let tailLimit: Int?
+    let limits: Limits
     /// The frames the writer's last commit left, as its WAL hook saw them.
     private let frames = Atomic<Int>(0)
     private let queue = DispatchQueue(label: "skan.sqlite.checkpoint", qos: .utility)
     private let state = Mutex(State())
 
-    init(path: String, tail: Int = Limits().tail) {
+    init(path: String, limits: Limits = Limits()) {
         self.path = path
-        tailLimit = tail > 0 ? tail : nil
+        self.limits = limits
     }
+
+    /// ``Limits/tail`` (`nil`: no tail is left to the writer).
+    private var tailLimit: Int? { limits.tail > 0 ? limits.tail : nil }
 
     /// The frames the writer's last commit left in the WAL, as its hook saw them.
     var walFrames: Int { frames.load(ordering: .relaxed) }
+
+    /// Whether the writer should checkpoint before its next transaction: the WAL passed ``Limits/writer`` frames
+    /// because no background checkpoint found a moment when every frame was copied, or one left it a tail.
+    var writerIsBehind: Bool { walFrames >= limits.writer || wantsTail }
 
     /// How many checkpoints this checkpointer has completed: for tests.
     var completed: Int { state.withLock { $0.completed } }
@@ -82,25 +76,24 @@ final class SQLiteCheckpointer: Sendable {
     /// transaction (``checkpointAndWait()``).
     var wantsTail: Bool { state.withLock { $0.tailForWriter } }
 
-    /// Turns the writer connection's automatic checkpoints off and hooks its commits to this checkpointer. Runs on
-    /// the writer's connection (inside a GRDB write), once.
-    func attach(to db: Database, limits: Limits) throws -> Watch {
+    /// Turns the writer connection's automatic checkpoints off and hooks its commits to this checkpointer, which the
+    /// hook retains until ``detach(from:)``. Runs on the writer's connection (inside a GRDB write), once.
+    func attach(to db: Database) throws {
         try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-        let watch = Watch(limits: limits, checkpointer: self)
         sqlite3_wal_hook(db.sqliteConnection, { context, _, _, frames in
             guard let context else { return SQLITE_OK }
-            let watch = Unmanaged<Watch>.fromOpaque(context).takeUnretainedValue()
-            watch.checkpointer.frames.store(Int(frames), ordering: .relaxed)
-            if Int(frames) >= watch.limits.request { watch.checkpointer.request() }
+            let checkpointer = Unmanaged<SQLiteCheckpointer>.fromOpaque(context).takeUnretainedValue()
+            checkpointer.frames.store(Int(frames), ordering: .relaxed)
+            if Int(frames) >= checkpointer.limits.request { checkpointer.request() }
             return SQLITE_OK
-        }, Unmanaged.passRetained(watch).toOpaque())
-        return watch
+        }, Unmanaged.passRetained(self).toOpaque())
     }
 
-    /// Removes the hook that ``attach(to:limits:)`` installed and releases its context. On the writer's connection.
-    static func detach(_ watch: Watch, from db: Database) {
+    /// Removes the hook that ``attach(to:)`` installed and releases this checkpointer from it. On the writer's
+    /// connection.
+    func detach(from db: Database) {
         sqlite3_wal_hook(db.sqliteConnection, nil, nil)
-        Unmanaged.passUnretained(watch).release()
+        Unmanaged.passUnretained(self).release()
     }
 
     /// Asks for a checkpoint; one already running takes the request with it (it runs once more when it ends).

@@ -23,9 +23,9 @@ public final class SQLitePostbackStore: PostbackStore {
     public let folding: RollupFolding
     /// Folds them, on the rollups file's own connection, beside the writer (``SQLiteRollupFolder``).
     let folder: SQLiteRollupFolder
-    /// Checkpoints off the writer's commits (``SQLiteCheckpointer``), and the WAL hook's view of the frames the last
-    /// commit left; `nil` in memory.
-    private let checkpoints: (checkpointer: SQLiteCheckpointer, watch: SQLiteCheckpointer.Watch)?
+    /// Checkpoints off the writer's commits, told by the writer's WAL hook of the frames each commit left
+    /// (``SQLiteCheckpointer``); `nil` in memory.
+    private let checkpointer: SQLiteCheckpointer?
 
     /// Opens (creating when missing) the database at `path`, without touching its schema: run ``migrate()``
     /// before the first write (the collector runs it before its server starts), or use ``open(path:durability:rejectionCap:)``.
@@ -54,9 +54,9 @@ public final class SQLitePostbackStore: PostbackStore {
             // GRDB sets `synchronous = NORMAL` on the writer when it turns WAL on, after `prepareDatabase` ran, so
             // the setting is made again on the writer connection, the only one whose commits it governs.
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(durability.pragma)") }
-            let checkpointer = SQLiteCheckpointer(path: path, tail: checkpointLimits.tail)
-            let watch = try pool.writeWithoutTransaction { db in try checkpointer.attach(to: db, limits: checkpointLimits) }
-            checkpoints = (checkpointer, watch)
+            let checkpointer = SQLiteCheckpointer(path: path, limits: checkpointLimits)
+            try pool.writeWithoutTransaction { db in try checkpointer.attach(to: db) }
+            self.checkpointer = checkpointer
             database = pool
         } catch {
             // SQLite says "unable to open database file" (error 14) for a missing folder, which names nothing.
@@ -95,7 +95,7 @@ public final class SQLitePostbackStore: PostbackStore {
         self.folding = folding
         path = nil
         files = nil
-        checkpoints = nil
+        checkpointer = nil
         try migrateNow()
     }
 
@@ -161,26 +161,24 @@ public final class SQLitePostbackStore: PostbackStore {
         await folder.settle()
     }
 
-    /// Once the WAL has passed ``SQLiteCheckpointer/Limits/writer`` frames because the checkpointer never found a
-    /// moment when every frame was copied, or a background checkpoint left the writer a short tail
-    /// (``SQLiteCheckpointer/wantsTail``), the writer waits for one checkpoint with no commit beside it, so that its
-    /// next transaction starts the WAL again. The postbacks before it are committed: nothing it meets fails them.
+    /// When the writer is behind (``SQLiteCheckpointer/writerIsBehind``), it waits for one checkpoint with no commit
+    /// beside it, so that its next transaction starts the WAL again. The postbacks before it are committed: nothing
+    /// it meets fails them.
     func checkpointIfBehind() async {
-        guard let (checkpointer, watch) = checkpoints,
-              checkpointer.walFrames >= watch.limits.writer || checkpointer.wantsTail else { return }
+        guard let checkpointer, checkpointer.writerIsBehind else { return }
         await checkpointer.checkpointAndWait()
     }
 
     /// Waits for a running background checkpoint: for tests.
     func waitForCheckpoints() {
-        checkpoints?.checkpointer.waitUntilIdle()
+        checkpointer?.waitUntilIdle()
     }
 
     /// Background checkpoints completed: for tests.
-    var backgroundCheckpoints: Int { checkpoints?.checkpointer.completed ?? 0 }
+    var backgroundCheckpoints: Int { checkpointer?.completed ?? 0 }
 
     /// The WAL frames the last commit left, as its hook saw them: for tests.
-    var walFrames: Int { checkpoints?.checkpointer.walFrames ?? 0 }
+    var walFrames: Int { checkpointer?.walFrames ?? 0 }
 
     public func postbacks(transactionID: String) async throws(StoreError) -> [StoredPostback] {
         do {
@@ -242,9 +240,9 @@ public final class SQLitePostbackStore: PostbackStore {
     /// Throws when the file was removed or replaced while open: whatever was written since went to a file that
     /// is gone, and the caller must not report a clean stop.
     public func close() async throws(StoreError) {
-        if let (checkpointer, watch) = checkpoints {
+        if let checkpointer {
             checkpointer.close()
-            try? await database.writeWithoutTransaction { db in SQLiteCheckpointer.detach(watch, from: db) }
+            try? await database.writeWithoutTransaction { db in checkpointer.detach(from: db) }
         }
         do throws(StoreError) {
             try checkFile()
