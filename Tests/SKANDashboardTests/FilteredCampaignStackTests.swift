@@ -13,13 +13,7 @@ import Testing
 /// postback, and the installs and postbacks of a direct count over the postbacks written.
 @Suite("Dashboard: filtered stacks by campaign on each engine", .temporaryFolder)
 struct FilteredCampaignStackTests {
-    enum Engine: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite = "SQLite"
-        case postgres = "PostgreSQL"
-
-        static var allCases: [Engine] { [.sqlite] + (PostgresTestServer.isAvailable ? [.postgres] : []) }
-        var testDescription: String { rawValue }
-    }
+    typealias Engine = RollupEngine
 
     /// One postback written: what a view filters by and what the chart counts.
     struct Fact {

@@ -13,28 +13,9 @@ import Testing
 /// one value it exports (``StorageEngine``), as the command line reaches it.
 @Suite("Reader conformance", .temporaryFolder)
 struct ReaderConformanceTests {
-    /// The engines compared with the memory engine.
-    enum Engine: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite = "SQLite"
-        /// A new database on the test server; left out (and the reason printed) when no server could be started.
-        case postgres = "PostgreSQL"
-
-        static var allCases: [Engine] { [.sqlite] + (PostgresTestServer.isAvailable ? [.postgres] : []) }
-
-        var testDescription: String { rawValue }
-
-        /// The engine's value and a new location for it.
-        func make() throws -> (engine: any StorageEngine, location: String) {
-            switch self {
-            case .sqlite:
-                let path = try TemporaryFolder.current.path("readers-\(UUID().uuidString).sqlite")
-                return (SQLiteEngine(), path)
-            case .postgres:
-                let server = try #require(PostgresTestServer.shared)
-                return (PostgresEngine(), try server.makeDatabase())
-            }
-        }
-    }
+    /// The engines compared with the memory engine (a PostgreSQL database on the test server, left out with the
+    /// reason printed when no server could be started).
+    typealias Engine = RollupEngine
 
     /// Writes `entries` through `engine`'s store at `location` in batches, then opens its reader.
     static func stored(_ entries: [StoreEntry], engine: any StorageEngine, location: String) async throws -> any PostbackReader {
@@ -114,6 +95,20 @@ struct ReaderConformanceTests {
             #expect(!PostgresTestServer.isRequired, "SKAN_REQUIRE_POSTGRES=1, but no PostgreSQL test server: \(reason)")
         } else {
             #expect(Engine.allCases.contains(.postgres))
+        }
+    }
+}
+
+extension RollupEngine {
+    /// The engine's value and a new location for it.
+    func make() throws -> (engine: any StorageEngine, location: String) {
+        switch self {
+        case .sqlite:
+            let path = try TemporaryFolder.current.path("readers-\(UUID().uuidString).sqlite")
+            return (SQLiteEngine(), path)
+        case .postgres:
+            let server = try #require(PostgresTestServer.shared)
+            return (PostgresEngine(), try server.makeDatabase())
         }
     }
 }

@@ -13,13 +13,7 @@ import Testing
 /// migration that counts a store's existing rows, and after writes on top of that.
 @Suite("Per-day rollups", .temporaryFolder)
 struct RollupTests {
-    enum Engine: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite = "SQLite"
-        case postgres = "PostgreSQL"
-
-        static var allCases: [Engine] { [.sqlite] + (PostgresTestServer.isAvailable ? [.postgres] : []) }
-        var testDescription: String { rawValue }
-    }
+    typealias Engine = RollupEngine
 
     /// Where a test's store is: a file, or a database on the test server.
     enum Location {

@@ -8,16 +8,20 @@ import Testing
 /// the request size, and the writer checkpoints itself only past a larger bound. Both must keep the WAL from growing.
 @Suite("WAL checkpoints off the writer", .temporaryFolder)
 struct SQLiteCheckpointerTests {
+    /// A migrated store in a folder of its own with the given durability and checkpoint limits.
+    private func store(_ durability: SQLiteDurability, _ limits: SQLiteCheckpointer.Limits) async throws -> SQLitePostbackStore {
+        let folder = try TemporaryFolder.current.makeFolder("run-\(UUID().uuidString)")
+        let store = try SQLitePostbackStore(path: folder.appendingPathComponent("skan.sqlite").path, durability: durability,
+                                            rejectionCap: RejectionCap(), folding: .default, checkpointLimits: limits)
+        try await store.migrate()
+        return store
+    }
+
     /// Writes `count` postbacks one transaction at a time (each commit adds a few frames: the table's page, the
     /// dedup index's, the counters'), waiting for the checkpointer between them; the largest frame count seen after
     /// the first ten (the migrations' own frames are in the WAL until the first checkpoint).
     private func largestWAL(request: Int, writer: Int, count: Int = 40) async throws -> (frames: Int, background: Int, rows: Int) {
-        let folder = try TemporaryFolder.current.makeFolder("run-\(UUID().uuidString)")
-        let path = folder.appendingPathComponent("skan.sqlite").path
-        let store = try SQLitePostbackStore(path: path, durability: .full, rejectionCap: RejectionCap(),
-                                            folding: .default,
-                                            checkpointLimits: .init(request: request, writer: writer))
-        try await store.migrate()
+        let store = try await store(.full, .init(request: request, writer: writer))
         var largest = 0
         for index in 0..<count {
             _ = try await store.write([SQLitePostbackStoreTests.accepted(TestPostbacks.verified())])
@@ -56,13 +60,9 @@ struct SQLiteCheckpointerTests {
 
     @Test("a writer past its bound while the checkpointer copies never fails the postbacks it committed")
     func writerBesideCheckpointer() async throws {
-        let folder = try TemporaryFolder.current.url
-        let path = folder.appendingPathComponent("skan.sqlite").path
         // Both bounds tiny and no wait between writes: the writer's checkpoint meets the checkpointer's again and
         // again (before the fix, SQLITE_BUSY failed a committed batch).
-        let store = try SQLitePostbackStore(path: path, durability: .normal, rejectionCap: RejectionCap(),
-                                            folding: .default, checkpointLimits: .init(request: 1, writer: 2))
-        try await store.migrate()
+        let store = try await store(.normal, .init(request: 1, writer: 2))
         var failures = 0
         for _ in 0..<300 {
             do {
@@ -89,14 +89,9 @@ struct SQLiteCheckpointerTests {
 
     @Test("with every remainder left to the writer, commits beside checkpoints lose nothing and the WAL starts again")
     func writerCopiesTails() async throws {
-        let folder = try TemporaryFolder.current.url
-        let path = folder.appendingPathComponent("skan.sqlite").path
         // Every commit asks for a checkpoint and no wait between writes, so commits land while one runs: each
         // remainder goes to the writer, which copies it before its next transaction.
-        let store = try SQLitePostbackStore(path: path, durability: .normal, rejectionCap: RejectionCap(),
-                                            folding: .default,
-                                            checkpointLimits: .init(request: 1, writer: .max, tail: .max))
-        try await store.migrate()
+        let store = try await store(.normal, .init(request: 1, writer: .max, tail: .max))
         for _ in 0..<300 {
             _ = try await store.write((0..<4).map { _ in SQLitePostbackStoreTests.accepted(TestPostbacks.verified()) })
         }
@@ -115,12 +110,7 @@ struct SQLiteCheckpointerTests {
 
     @Test("a process that only relays goes on checkpointing: the outbox's commits copy a tail left to the writer")
     func relayOnlyCommits() async throws {
-        let folder = try TemporaryFolder.current.url
-        let path = folder.appendingPathComponent("skan.sqlite").path
-        let store = try SQLitePostbackStore(path: path, durability: .full, rejectionCap: RejectionCap(),
-                                            folding: .default,
-                                            checkpointLimits: .init(request: 1, writer: .max, tail: .max))
-        try await store.migrate()
+        let store = try await store(.full, .init(request: 1, writer: .max, tail: .max))
         let now = Date()
         // Queue, claim and send entries as a relay does, with no postback written in between.
         for round in 0..<150 {
